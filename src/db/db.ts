@@ -1,0 +1,37 @@
+/** The one database interface the rest of earshot uses, served by `pg` or by embedded PGlite. */
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /**
+   * Runs fn in one transaction. On PGlite every other query waits for it, so fn must use
+   * `tx` only, never the Db itself.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Takes a named lock held until released or until this process dies: a session-level
+   * advisory lock on its own connection (PostgreSQL), an in-process lock (PGlite, one process).
+   * Null when another holder has it.
+   */
+  tryLock(name: string): Promise<HeldLock | null>;
+  /** Calls onNotify for each NOTIFY on channel, from any process. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** Parses int8 and int8[] as numbers: positions and counts stay far below 2^53. */
+export const INT8_OID = 20;
+export const parseInt8 = (value: string): number => Number(value);

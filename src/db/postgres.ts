@@ -1,0 +1,101 @@
+import pg from 'pg';
+import type { Db, HeldLock, Queryable, QueryResult } from './db.ts';
+import { INT8_OID, parseInt8 } from './db.ts';
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID) return parseInt8;
+    // biome-ignore lint/suspicious/noExplicitAny: pg's overloads do not accept a union format
+    return pg.types.getTypeParser(oid, format as any);
+  },
+};
+
+export interface PostgresOptions {
+  connectionString: string;
+  /** Schema to put first on search_path (one schema per test file). */
+  schema?: string;
+  max?: number;
+}
+
+function wrap(client: pg.ClientBase | pg.Pool): Queryable {
+  return {
+    async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    },
+    async exec(script: string) {
+      await client.query(script);
+    },
+  };
+}
+
+export function openPostgres(options: PostgresOptions): Db {
+  const config: pg.PoolConfig = {
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    types,
+    application_name: 'earshot',
+  };
+  if (options.schema) config.options = `-c search_path=${options.schema},public`;
+  const pool = new pg.Pool(config);
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const pooled = wrap(pool);
+
+  const clientConfig: pg.ClientConfig = { ...config };
+  const newClient = () => new pg.Client(clientConfig);
+
+  return {
+    kind: 'postgres',
+    query: pooled.query,
+    exec: pooled.exec,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn(wrap(client));
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async tryLock(name) {
+      const client = newClient();
+      client.on('error', () => {});
+      await client.connect();
+      const { rows } = await client.query<{ locked: boolean }>(
+        'select pg_try_advisory_lock(hashtextextended($1::text, 0)) as locked',
+        [name],
+      );
+      if (!rows[0]?.locked) {
+        await client.end();
+        return null;
+      }
+      const lock: HeldLock = {
+        async release() {
+          await client.end().catch(() => {});
+        },
+      };
+      return lock;
+    },
+    async listen(channel, onNotify) {
+      const client = newClient();
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (message) => {
+        if (message.channel === channel) onNotify(message.payload ?? '');
+      });
+      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

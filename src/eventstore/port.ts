@@ -1,0 +1,92 @@
+/**
+ * The event-store port. Adapters: PostgreSQL/PGlite (postgres.ts) and EventStoreDB (eventstoredb.ts).
+ *
+ * Positions in "all" are opaque strings that only the adapter that made them compares. Both
+ * adapters encode a pair of non-negative integers as "<major>/<minor>" ordered by major then minor:
+ * PostgreSQL (transaction_id xid8, global_position), EventStoreDB (commit, prepare).
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface EventMetadata {
+  correlationId?: string;
+  causationId?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  /** Idempotency key: appending an event whose id is already stored is a no-op. Default: a random UUID. */
+  id?: string;
+  type: Type;
+  data: Data;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  id: string;
+  streamId: string;
+  /** 0-based position of the event within its stream. */
+  revision: number;
+  /** Position in "all" (see above). */
+  position: string;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface AppendOptions {
+  expectedRevision?: ExpectedRevision;
+  /** Copied into every event's metadata unless the event sets its own. */
+  correlationId?: string;
+  causationId?: string;
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append. */
+  nextRevision: number;
+  /** Position of the last event appended (or of the stored duplicate). */
+  position: string;
+  /** True when every event id was already stored: nothing was written. */
+  duplicate: boolean;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound; START reads from the beginning. */
+  after?: string;
+  limit?: number;
+  /** Only events of these types (applied by the server where the adapter can). */
+  eventTypes?: readonly string[];
+}
+
+export interface ReadAllPage {
+  events: RecordedEvent[];
+  /**
+   * The position to pass as `after` next time: the last event's position, or a later one the
+   * reader has safely passed while filtering. Equals `after` when nothing new was readable.
+   */
+  lastPosition: string;
+}
+
+export interface SubscribeOptions extends ReadAllOptions {
+  /** Called with each batch, in order; the next batch waits for it. A throw stops the subscription. */
+  handle(events: RecordedEvent[], lastPosition: string): Promise<void>;
+  signal: AbortSignal;
+}
+
+export interface Subscription {
+  /** Resolves when the subscription stops (abort), rejects with the handler's error. */
+  done: Promise<void>;
+}
+
+export interface EventStore {
+  append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /** Events of one stream in revision order, from `fromRevision` (inclusive, default 0). */
+  readStream(streamId: string, options?: { fromRevision?: number; limit?: number }): Promise<RecordedEvent[]>;
+  /** Committed events after a position, never skipping one whose transaction committed late. */
+  readAll(options?: ReadAllOptions): Promise<ReadAllPage>;
+  /** Catch-up then live: readAll in a loop, woken by new appends. */
+  subscribe(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+export const START = '0/0';

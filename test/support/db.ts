@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../src/db/db.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPglite } from '../../src/db/pglite.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDb {
+  db: Db;
+  schema: string;
+  /** Closes the pool and drops the schema. */
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated schema on the test PostgreSQL server (one per test file). */
+export async function createTestDb(options: { max?: number; migrated?: boolean } = {}): Promise<TestDb> {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = openPostgres({ connectionString: TEST_DATABASE_URL, max: 1 });
+  await admin.query(`create schema ${schema}`);
+  await admin.close();
+  const db = openPostgres({ connectionString: TEST_DATABASE_URL, schema, max: options.max ?? 10 });
+  if (options.migrated !== false) await migrate(db);
+  return {
+    db,
+    schema,
+    async drop() {
+      await db.close();
+      const cleanup = openPostgres({ connectionString: TEST_DATABASE_URL, max: 1 });
+      await cleanup.query(`drop schema ${schema} cascade`);
+      await cleanup.close();
+    },
+  };
+}
+
+/** A fresh, migrated in-memory PGlite. */
+export async function createPgliteDb(options: { migrated?: boolean } = {}): Promise<Db> {
+  const db = await openPglite();
+  if (options.migrated !== false) await migrate(db);
+  return db;
+}
+
+/** Both engines, for suites that must pass on each: `describe.each(ENGINES)`. */
+export const ENGINES = ['postgres', 'pglite'] as const;
+export type Engine = (typeof ENGINES)[number];
+
+export async function createDb(engine: Engine): Promise<{ db: Db; drop(): Promise<void> }> {
+  if (engine === 'postgres') return createTestDb();
+  const db = await createPgliteDb();
+  return { db, drop: () => db.close() };
+}
