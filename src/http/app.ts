@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import type { Db } from '../db/db.ts';
+import { NotFoundError } from '../errors.ts';
+import { KeyVerifier } from '../platform/keys.ts';
+import { auth } from './auth.ts';
+import { type CursorCodec, createCursorCodec } from './cursor.ts';
+import { healthRoutes } from './health.ts';
+import { validatorCompiler } from './validation.ts';
+import { problemSchema, sendProblem, toProblem } from './problem.ts';
+
+export interface HttpDeps {
+  db: Db;
+  cursorKey: Buffer;
+  /** Route plugins of each capability, registered under the shared infrastructure. */
+  routes: FastifyPluginAsync[];
+  logger?: FastifyServerOptions['logger'];
+  bodyLimit?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    cursors: CursorCodec;
+  }
+}
+
+export const API_VERSION = '0.1.0';
+
+/** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
+export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: deps.bodyLimit ?? 10 * 1024 * 1024 + 64 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.decorate('db', deps.db);
+  app.decorate('cursors', createCursorCodec(deps.cursorKey));
+  app.addSchema(problemSchema);
+  app.setValidatorCompiler(validatorCompiler());
+
+  app.setErrorHandler((error, request, reply) => {
+    const body = toProblem(error, request);
+    if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(reply, body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, toProblem(new NotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`, 'route_not_found'), request)),
+  );
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  // application/x-www-form-urlencoded: the RFC 8058 one-click unsubscribe POST.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'earshot', version: API_VERSION, description: 'Podcast mention alerts over REST.' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api-key' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }, { apiKeyQuery: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(auth, { keys: new KeyVerifier(deps.db) });
+  await app.register(healthRoutes);
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());
+  for (const routes of deps.routes) await app.register(routes);
+  return app;
+}

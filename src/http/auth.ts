@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import type { KeyVerifier, Principal } from '../platform/keys.ts';
+
+/**
+ * How a route is reached, set per route as `config: { auth }`:
+ * - project: a project key (the default under /v1/)
+ * - ingest: an ingest key (/v1/ingest/*)
+ * - optional: public, but a valid project key makes the caller a member (delivery landing read)
+ * - public: no credential looked at
+ * A presented key that is not valid is a 401 everywhere except on public routes.
+ */
+export type AuthMode = 'project' | 'ingest' | 'optional' | 'public';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header) return header.trim();
+  const authorization = request.headers.authorization;
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.['api-key'];
+  return typeof fromQuery === 'string' && fromQuery ? fromQuery : undefined;
+}
+
+async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const mode: AuthMode = request.routeOptions.config?.auth ?? (request.url.startsWith('/v1/') ? 'project' : 'public');
+    if (mode === 'public') return;
+    const key = presentedKey(request);
+    if (!key) {
+      if (mode === 'optional') return;
+      throw new UnauthorizedError();
+    }
+    const principal = await options.keys.verify(key);
+    if (!principal) throw new UnauthorizedError('The API key is not valid or has been revoked.');
+    if (mode === 'ingest' && principal.kind !== 'ingest')
+      throw new ForbiddenError('Ingestion needs an ingest key.', 'ingest_key_required');
+    if (mode !== 'ingest' && principal.kind !== 'project') {
+      if (mode === 'optional') return;
+      throw new ForbiddenError('Ingest keys reach /v1/ingest/* only.', 'project_key_required');
+    }
+    request.principal = principal;
+  });
+}
+
+export const auth = fp(authPlugin, { name: 'earshot-auth' });
+
+/** The caller's project key; for routes whose mode guarantees one. */
+export function callerOf(request: FastifyRequest): Principal & { projectId: string; organizationId: string } {
+  const principal = request.principal;
+  if (!principal?.projectId || !principal.organizationId) throw new UnauthorizedError();
+  return principal as Principal & { projectId: string; organizationId: string };
+}
+
+/** Project-scoped paths: a key of another project gets 403. */
+export function assertProjectAccess(request: FastifyRequest, projectId: string) {
+  if (callerOf(request).projectId !== projectId)
+    throw new ForbiddenError('This API key is bound to another project.', 'project_forbidden');
+}
+
+/** Resources addressed by id: another project's resource is reported as missing (no existence leak). */
+export function assertOwned(request: FastifyRequest, ownerProjectId: string | undefined, what = 'Resource') {
+  if (!ownerProjectId || callerOf(request).projectId !== ownerProjectId) throw new NotFoundError(`${what} not found.`);
+}
+
+/** True when the caller is a member of the project (a valid key of it); for optional-auth routes. */
+export const isMember = (request: FastifyRequest, projectId: string) => request.principal?.projectId === projectId;

@@ -1,0 +1,45 @@
+import type { CursorCodec } from './cursor.ts';
+
+/** Query properties every list route accepts (spec: limit 1–100, default 25; opaque cursor). */
+export const pageQuery = {
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+  cursor: { type: 'string', minLength: 1, maxLength: 2048 },
+} as const;
+
+/** The page envelope schema around an item schema. */
+export function pageOf(item: object) {
+  return {
+    type: 'object',
+    required: ['data', 'has_more'],
+    properties: {
+      data: { type: 'array', items: item },
+      has_more: { type: 'boolean' },
+      cursor: { type: 'string' },
+    },
+  } as const;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  cursor?: string;
+}
+
+/**
+ * Builds a page from rows fetched with `limit + 1`: the extra row only says that more exist.
+ * `positionOf` gives the keyset position of the last row shown.
+ */
+export function toPage<Row, Item>(
+  rows: Row[],
+  limit: number,
+  cursors: CursorCodec,
+  positionOf: (row: Row) => unknown,
+  toItem: (row: Row) => Item,
+): Page<Item> {
+  const hasMore = rows.length > limit;
+  const shown = hasMore ? rows.slice(0, limit) : rows;
+  const page: Page<Item> = { data: shown.map(toItem), has_more: hasMore };
+  const last = shown.at(-1);
+  if (hasMore && last !== undefined) page.cursor = cursors.encode(positionOf(last));
+  return page;
+}

@@ -1,0 +1,145 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { EarshotError, type ErrorDetail, type ErrorResolve, PlanError } from '../errors.ts';
+
+/** RFC 9457 problem details, with the spec's error_code, errors[] and resolve. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  error_code: string;
+  errors: ErrorDetail[] | null;
+  resolve?: ErrorResolve;
+}
+
+export const problemSchema = {
+  $id: 'Problem',
+  type: 'object',
+  required: ['type', 'title', 'status', 'error_code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+    error_code: { type: 'string' },
+    errors: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        required: ['location', 'message'],
+        properties: { location: { type: 'string' }, message: { type: 'string' }, value: {} },
+      },
+    },
+    resolve: {
+      type: 'object',
+      required: ['message'],
+      properties: {
+        message: { type: 'string' },
+        action: { type: 'string' },
+        endpoint: { type: 'string' },
+        method: { type: 'string' },
+        url: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+/** Response entries for a route's error statuses, for validation-free docs in /openapi.json. */
+export function problemResponses(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: STATUS_CODES[status] ?? 'Error', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } },
+    ]),
+  );
+}
+
+function problem(request: FastifyRequest, status: number, errorCode: string, detail: string, errors: ErrorDetail[] | null): Problem {
+  return {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    instance: `urn:earshot:request:${request.id}`,
+    error_code: errorCode,
+    errors,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, body: Problem) {
+  return reply.code(body.status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const CONTEXT_PREFIX: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
+
+function pointerGet(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** Body errors are JSON pointers into the body (/events/3/episode/published_at); others query.limit, path.id. */
+function validationDetails(request: FastifyRequest, context: string, errors: AjvError[]): ErrorDetail[] {
+  const source = context === 'body' ? request.body : context === 'querystring' ? request.query : context === 'params' ? request.params : request.headers;
+  return errors.map((error) => {
+    let pointer = error.instancePath;
+    if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`;
+    if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`;
+    const location =
+      context === 'body' ? pointer || '/' : `${CONTEXT_PREFIX[context] ?? context}${pointer.replaceAll('/', '.')}`;
+    const message =
+      error.keyword === 'additionalProperties'
+        ? 'is not a known property'
+        : error.keyword === 'enum'
+          ? `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
+          : (error.message ?? 'is invalid');
+    const detail: ErrorDetail = { location, message };
+    const value = pointerGet(source, pointer);
+    if (value !== undefined) detail.value = value;
+    return detail;
+  });
+}
+
+/** The one mapping from thrown errors to problem+json; 5xx details never reach the client. */
+export function toProblem(error: unknown, request: FastifyRequest): Problem {
+  if (error instanceof EarshotError) {
+    const body = problem(request, error.status, error.errorCode, error.message, error.errors.length ? error.errors : null);
+    if (error instanceof PlanError) body.resolve = error.resolve;
+    return body;
+  }
+  const fastifyError = error as FastifyError & { validationContext?: string };
+  if (fastifyError.validation) {
+    const context = fastifyError.validationContext ?? 'body';
+    const details = validationDetails(request, context, fastifyError.validation as unknown as AjvError[]);
+    return context === 'body'
+      ? problem(request, 422, 'validation_failed', 'The request body does not match the schema.', details)
+      : problem(request, 400, 'invalid_parameter', `The request ${CONTEXT_PREFIX[context] ?? context} parameters are invalid.`, details);
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    const code =
+      fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? 'payload_too_large'
+        : fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'unsupported_media_type'
+          : status === 400
+            ? 'malformed_request'
+            : 'request_error';
+    return problem(request, status, code, fastifyError.message, null);
+  }
+  return problem(request, 500, 'internal_error', 'An unexpected error occurred. It has been logged.', null);
+}
