@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Db } from '../db/db.ts';
 import { NotFoundError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
 import { auth } from './auth.ts';
 import { type CursorCodec, createCursorCodec } from './cursor.ts';
 import { healthRoutes } from './health.ts';
+import type { EarlyServer } from './early-server.ts';
 import { validatorCompiler } from './validation.ts';
 import { problemSchema, sendProblem, toProblem } from './problem.ts';
 
@@ -15,8 +16,11 @@ export interface HttpDeps {
   cursorKey: Buffer;
   /** Route plugins of each capability, registered under the shared infrastructure. */
   routes: FastifyPluginAsync[];
-  logger?: FastifyServerOptions['logger'];
+  /** A pino logger for requests; none when omitted (tests). */
+  logger?: FastifyBaseLogger;
   bodyLimit?: number;
+  /** An already listening server to serve on (see early-server.ts); the app then needs no listen(). */
+  server?: EarlyServer;
 }
 
 declare module 'fastify' {
@@ -31,11 +35,19 @@ export const API_VERSION = '0.1.0';
 /** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
+    ...(deps.server
+      ? {
+          serverFactory: (handler: Parameters<EarlyServer['attach']>[0]) => {
+            deps.server!.attach(handler);
+            return deps.server!.server;
+          },
+        }
+      : {}),
     bodyLimit: deps.bodyLimit ?? 10 * 1024 * 1024 + 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });

@@ -1,0 +1,69 @@
+import type { Queryable } from '../../src/db/db.ts';
+import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import type { EntityUpserted } from '../../src/ingestion/events.ts';
+import type { Projection } from '../../src/projections/projection.ts';
+
+export const fold = (text: string) =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .trim();
+
+/** The entities read model: the newest entity.upserted (by occurred_at) of each entity wins. */
+export const entitiesProjection: Projection = {
+  name: 'entities',
+  eventTypes: ['EntityUpserted'],
+  async apply(tx: Queryable, events: readonly RecordedEvent[]) {
+    // Several versions of one entity in a batch: keep the newest, as the upsert below would.
+    const latest = new Map<string, EntityUpserted>();
+    for (const event of events) {
+      const data = event.data as EntityUpserted;
+      const seen = latest.get(data.entity.id);
+      if (!seen || seen.occurred_at <= data.occurred_at) latest.set(data.entity.id, data);
+    }
+    const rows = [...latest.values()];
+    if (rows.length === 0) return;
+    const names = rows.map((row) => [row.entity.name, ...(row.entity.aliases ?? [])].map(fold));
+    await tx.query(
+      `insert into entities (id, slug, name, entity_type, aliases, description, image_url, wikipedia_url,
+                             company, person, occurred_at, search_names, search_text)
+       select r.id, r.slug, r.name, r.entity_type, array(select jsonb_array_elements_text(r.aliases)),
+              r.description, r.image_url, r.wikipedia_url, r.company, r.person, r.occurred_at,
+              array(select jsonb_array_elements_text(r.search_names)), r.search_text
+         from jsonb_to_recordset($1::jsonb) as r(
+              id text, slug text, name text, entity_type text, aliases jsonb, description text,
+              image_url text, wikipedia_url text, company jsonb, person jsonb, occurred_at timestamptz,
+              search_names jsonb, search_text text)
+       on conflict (id) do update set
+              slug = excluded.slug, name = excluded.name, entity_type = excluded.entity_type,
+              aliases = excluded.aliases, description = excluded.description, image_url = excluded.image_url,
+              wikipedia_url = excluded.wikipedia_url, company = excluded.company, person = excluded.person,
+              occurred_at = excluded.occurred_at, search_names = excluded.search_names,
+              search_text = excluded.search_text, updated_at = now()
+        where entities.occurred_at <= excluded.occurred_at`,
+      [
+        JSON.stringify(
+          rows.map((row, i) => ({
+            id: row.entity.id,
+            slug: row.entity.slug,
+            name: row.entity.name,
+            entity_type: row.entity.entity_type,
+            aliases: row.entity.aliases ?? [],
+            description: row.entity.description ?? null,
+            image_url: row.entity.image_url ?? null,
+            wikipedia_url: row.entity.wikipedia_url ?? null,
+            company: row.entity.company ?? null,
+            person: row.entity.person ?? null,
+            occurred_at: row.occurred_at,
+            search_names: names[i],
+            search_text: names[i]!.join(' '),
+          })),
+        ),
+      ],
+    );
+  },
+  async reset(tx: Queryable) {
+    await tx.query('delete from entities');
+  },
+};

@@ -1,0 +1,187 @@
+import { Command, Option } from 'commander';
+import { allProjections, buildCapabilities } from '../composition.ts';
+import { loadConfig } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDb } from '../db/open.ts';
+import { createKey, revokeKey } from '../platform/keys.ts';
+import {
+  createOrganization,
+  createProject,
+  parsePlan,
+  setAlertPacks,
+  setPlan,
+  verifyEmail,
+} from '../platform/organizations.ts';
+import { listenEarly } from '../http/early-server.ts';
+import { rebuildProjection } from '../projections/runner.ts';
+import { ROLES, type Role, type Runtime } from '../runtime.ts';
+import { closeRuntime, createLogger, openRuntime, startService } from '../service.ts';
+import { ingestFile } from './ingest-file.ts';
+import { fail, printResult } from './output.ts';
+import { progressBar } from './progress.ts';
+
+const program = new Command('earshot')
+  .description('earshot: podcast mention alerts, from ingestion to delivery')
+  .showHelpAfterError()
+  .exitOverride((error) => process.exit(error.exitCode));
+
+/** Opens the runtime (migrating first), runs an admin command, prints its result, closes. */
+function admin<A extends unknown[]>(run: (runtime: Runtime, ...args: A) => Promise<Record<string, unknown>>) {
+  return async (...args: A) => {
+    const options = args.at(-2) as { json?: boolean };
+    const config = loadConfig();
+    let runtime: Runtime | undefined;
+    try {
+      runtime = await openRuntime(config, { migrate: true, log: createLogger({ logLevel: 'warn' }) });
+      printResult(await run(runtime, ...args), Boolean(options.json));
+    } catch (error) {
+      fail(error);
+    } finally {
+      if (runtime) await closeRuntime(runtime);
+    }
+  };
+}
+
+const json = new Option('--json', 'print exactly one JSON object on stdout');
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .addOption(json)
+  .action(async (options: { json?: boolean }) => {
+    const db = await openDb(loadConfig()).catch(fail);
+    try {
+      printResult({ applied: await migrate(db) }, Boolean(options.json));
+    } catch (error) {
+      fail(error);
+    } finally {
+      await db.close();
+    }
+  });
+
+program
+  .command('serve')
+  .description('serve the REST API and run the workers until SIGTERM')
+  .option('--roles <roles>', `comma-separated subset of ${ROLES.join(',')}`, ROLES.join(','))
+  .action(async (options: { roles: string }) => {
+    const roles = options.roles.split(',').map((role) => role.trim());
+    const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
+    if (unknown.length) fail(`unknown role(s) ${unknown.join(', ')}; roles are ${ROLES.join(', ')}`);
+    const config = loadConfig();
+    const server = roles.includes('api') ? await listenEarly(config.port, config.host).catch(fail) : undefined;
+    const runtime = await openRuntime(config, { migrate: true }).catch(fail);
+    const service = await startService(runtime, roles as Role[], server ? { server } : {}).catch(fail);
+    runtime.log.info({ url: service.url, roles }, 'earshot is running');
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      runtime.log.info({ signal }, 'draining');
+      await service.stop();
+      await closeRuntime(runtime);
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
+
+const org = program.command('org').description('organizations, their plans and verified emails');
+org
+  .command('create')
+  .requiredOption('--name <name>')
+  .requiredOption('--plan <plan>', 'STARTER|GROWTH|TEAM|BUSINESS|ENTERPRISE')
+  .addOption(json)
+  .action(admin(async ({ db }, options: { name: string; plan: string }) => {
+    const created = await createOrganization(db, { name: options.name, plan: parsePlan(options.plan) });
+    return { ...created };
+  }));
+org
+  .command('set-plan')
+  .requiredOption('--org <id>')
+  .requiredOption('--plan <plan>')
+  .addOption(json)
+  .action(admin(async ({ db }, options: { org: string; plan: string }) => ({ ...(await setPlan(db, options.org, parsePlan(options.plan))) })));
+org
+  .command('add-on')
+  .description('set the number of Alerts Pack add-ons (each adds 5 active alerts)')
+  .requiredOption('--org <id>')
+  .requiredOption('--quantity <n>', 'number of Alerts Packs', Number)
+  .addOption(json)
+  .action(admin(async ({ db }, options: { org: string; quantity: number }) => ({ ...(await setAlertPacks(db, options.org, options.quantity)) })));
+org
+  .command('verify-email')
+  .requiredOption('--org <id>')
+  .requiredOption('--email <email>')
+  .addOption(json)
+  .action(admin(async ({ db }, options: { org: string; email: string }) => verifyEmail(db, options.org, options.email)));
+
+program
+  .command('project')
+  .description('projects')
+  .command('create')
+  .requiredOption('--org <id>')
+  .requiredOption('--name <name>')
+  .addOption(json)
+  .action(admin(async ({ db }, options: { org: string; name: string }) => createProject(db, { organizationId: options.org, name: options.name })));
+
+const key = program.command('key').description('API keys (shown once; stored only as hashes)');
+key
+  .command('create')
+  .option('--project <id>', 'a key bound to this project')
+  .option('--ingest', 'an ingest key, for /v1/ingest/* only')
+  .addOption(json)
+  .action(admin(async ({ db }, options: { project?: string; ingest?: boolean }) => {
+    if (Boolean(options.project) === Boolean(options.ingest)) throw new Error('give exactly one of --project ID or --ingest');
+    return createKey(db, options.ingest ? { kind: 'ingest' } : { kind: 'project', projectId: options.project! });
+  }));
+key
+  .command('revoke')
+  .requiredOption('--id <id>')
+  .addOption(json)
+  .action(admin(async ({ db }, options: { id: string }) => revokeKey(db, options.id)));
+
+program
+  .command('ingest')
+  .description('validate and ingest an NDJSON file of producer events')
+  .argument('<file>', 'one event per line (contracts.md §2)')
+  .addOption(json)
+  .action(admin(async (runtime, file: string) => {
+    const bar = progressBar('ingest');
+    try {
+      const result = await ingestFile(runtime.store, file, {
+        onProgress: (done, total) => bar.update(done, total),
+        onRejected: (line, problems) => {
+          for (const problem of problems) process.stderr.write(`line ${line}: ${problem.location} ${problem.message}\n`);
+        },
+      });
+      if (result.rejected > 0) process.exitCode = 1;
+      return { ...result };
+    } finally {
+      bar.stop();
+    }
+  }));
+
+program
+  .command('projections')
+  .description('read models')
+  .command('rebuild')
+  .argument('[name]', 'one projection; all when omitted')
+  .addOption(json)
+  .action(admin(async (runtime, name: string | undefined) => {
+    const projections = allProjections(buildCapabilities(runtime)).filter((p) => !name || p.name === name);
+    if (projections.length === 0) throw new Error(`no projection named ${name}`);
+    let events = 0;
+    for (const projection of projections) {
+      const bar = progressBar(projection.name);
+      try {
+        events += await rebuildProjection(runtime.db, runtime.store, projection, {
+          onProgress: (done, total) => bar.update(done, total),
+        });
+      } finally {
+        bar.stop();
+      }
+    }
+    return { rebuilt: projections.map((p) => p.name), events };
+  }));
+
+await program.parseAsync(process.argv).catch(fail);

@@ -1,0 +1,17 @@
+/** Every admin command prints one JSON object with --json, or readable lines without it. */
+export function printResult(result: Record<string, unknown>, json: boolean) {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  for (const [key, value] of Object.entries(result)) {
+    process.stdout.write(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}\n`);
+  }
+}
+
+/** One line on stderr and a non-zero exit, never a stack trace for an operator's mistake. */
+export function fail(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`earshot: ${message.split('\n')[0]}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,165 @@
+import type { FastifyInstance } from 'fastify';
+import { BadRequestError, NotFoundError } from '../errors.ts';
+import { pageOf, pageQuery } from '../http/pagination.ts';
+import { problemResponses } from '../http/problem.ts';
+import { type EntityRow, findEntity, type SearchHit, searchEntities } from '../../projections/entities/queries.ts';
+
+const TYPE_NAMES = {
+  PERSON: { name: 'Person', slug: 'person' },
+  COMPANY: { name: 'Company', slug: 'company' },
+  KNOWLEDGE_GRAPH_ENTITY: { name: 'Knowledge graph entity', slug: 'knowledge_graph_entity' },
+} as const;
+
+const str = { type: 'string' } as const;
+const entitySchema = {
+  type: 'object',
+  required: ['id', 'name', 'slug'],
+  properties: {
+    id: str,
+    name: str,
+    slug: str,
+    description: str,
+    image_url: str,
+    wikipedia_url: str,
+    entity_type: str,
+    aliases: { type: 'array', items: str },
+    company: { type: 'object', properties: { id: str, domain: str, ticker: str } },
+    person: { type: 'object', properties: { id: str, company: str, image_url: str, title: str } },
+    type: { type: 'object', properties: { name: str, slug: str } },
+  },
+} as const;
+
+const searchResultSchema = {
+  type: 'object',
+  required: ['type', 'match_quality', 'id', 'slug', 'name'],
+  properties: {
+    type: { enum: ['person', 'company', 'knowledge_graph_entity'] },
+    match_quality: { enum: ['exact', 'prefix', 'fuzzy'] },
+    id: str,
+    slug: str,
+    name: str,
+    mentions: { type: 'object', properties: { news_articles: { type: 'integer' }, podcast_episodes: { type: 'integer' } } },
+    person: { type: 'object', properties: { id: str, name: str, description: str, image_url: str, slug: str } },
+    company: {
+      type: 'object',
+      properties: { id: str, name: str, description: str, domain: str, image_url: str, slug: str, ticker: str },
+    },
+    knowledge_graph_entity: entitySchema,
+    social_links: {
+      type: 'array',
+      items: { type: 'object', properties: { platform: str, url: str, followers: { type: 'integer' } } },
+    },
+  },
+} as const;
+
+/** Drops nulls and empty objects, since optional fields are omitted when unknown. */
+function compact<T extends object>(value: T): T {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== null && v !== undefined && !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)),
+  ) as T;
+}
+
+export function toEntity(row: EntityRow) {
+  return compact({
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    image_url: row.image_url,
+    wikipedia_url: row.wikipedia_url,
+    entity_type: row.entity_type,
+    aliases: row.aliases,
+    company: row.company ? compact({ id: row.company.id ?? row.id, domain: row.company.domain, ticker: row.company.ticker }) : null,
+    person: row.person
+      ? compact({ id: row.person.id ?? row.id, company: row.person.company, image_url: row.person.image_url, title: row.person.title })
+      : null,
+    type: TYPE_NAMES[row.entity_type],
+  });
+}
+
+function toSearchResult(hit: SearchHit) {
+  const base = {
+    type: TYPE_NAMES[hit.entity_type].slug,
+    match_quality: hit.match_quality,
+    id: hit.id,
+    slug: hit.slug,
+    name: hit.name,
+    // Mention counts come from a later read model; zero until then rather than absent.
+    mentions: { news_articles: 0, podcast_episodes: 0 },
+    social_links: [],
+  };
+  if (hit.entity_type === 'PERSON')
+    return { ...base, person: compact({ id: hit.id, name: hit.name, description: hit.description, image_url: hit.image_url, slug: hit.slug }) };
+  if (hit.entity_type === 'COMPANY')
+    return {
+      ...base,
+      company: compact({
+        id: hit.id,
+        name: hit.name,
+        description: hit.description,
+        domain: hit.company?.domain,
+        image_url: hit.image_url,
+        slug: hit.slug,
+        ticker: hit.company?.ticker,
+      }),
+    };
+  return { ...base, knowledge_graph_entity: toEntity(hit) };
+}
+
+export async function entityRoutes(app: FastifyInstance) {
+  app.get<{ Querystring: { q: string; type?: string; limit: number; cursor?: string } }>(
+    '/v1/entities/search',
+    {
+      schema: {
+        tags: ['entities'],
+        summary: 'Search people, companies and topics; best match first',
+        querystring: {
+          type: 'object',
+          required: ['q'],
+          properties: {
+            q: { type: 'string', minLength: 1, maxLength: 200 },
+            type: { enum: ['person', 'company', 'knowledge_graph_entity'] },
+            ...pageQuery,
+          },
+        },
+        response: { 200: pageOf(searchResultSchema), ...problemResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const { q, type, limit, cursor } = request.query;
+      let offset = 0;
+      if (cursor) {
+        const position = app.cursors.decode<{ q: string; t: string | null; o: number }>(cursor);
+        if (position.q !== q || position.t !== (type ?? null))
+          throw new BadRequestError('invalid_cursor', 'The cursor belongs to another search.', [
+            { location: 'query.cursor', message: 'issued for a different q or type', value: cursor },
+          ]);
+        offset = position.o;
+      }
+      const hits = await searchEntities(app.db, { q, entityType: type?.toUpperCase(), limit: limit + 1, offset });
+      const hasMore = hits.length > limit;
+      const data = hits.slice(0, limit).map(toSearchResult);
+      return hasMore
+        ? { data, has_more: true, cursor: app.cursors.encode({ q, t: type ?? null, o: offset + limit }) }
+        : { data, has_more: false };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/entities/:id',
+    {
+      schema: {
+        tags: ['entities'],
+        summary: 'One entity by id or slug',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 } } },
+        response: { 200: entitySchema, ...problemResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const row = await findEntity(app.db, id);
+      if (!row) throw new NotFoundError(`No entity ${id}.`, 'entity_not_found');
+      return toEntity(row);
+    },
+  );
+}

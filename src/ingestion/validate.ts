@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { ErrorDetail } from '../errors.ts';
+import { normaliseSpeakerRole } from '../matching/roles.ts';
+import type { IngestEvent } from './events.ts';
+
+const schemaFile = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../schemas/events/${name}.json`, import.meta.url), 'utf8')) as object;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validators: Record<IngestEvent['type'], ValidateFunction> = {
+  'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
+  'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
+};
+
+export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
+
+function ajvDetail(prefix: string, error: ErrorObject, event: unknown): ErrorDetail {
+  let pointer = error.instancePath;
+  if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`;
+  if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`;
+  const message =
+    error.keyword === 'additionalProperties'
+      ? 'is not a known property'
+      : error.keyword === 'enum'
+        ? `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
+        : (error.message ?? 'is invalid');
+  const detail: ErrorDetail = { location: prefix + pointer, message };
+  const value = valueAt(event, pointer);
+  if (value !== undefined && error.keyword !== 'required') detail.value = value;
+  return detail;
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const key of pointer.split('/').slice(1)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return node;
+}
+
+/** Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order. */
+function episodeRules(prefix: string, event: Extract<IngestEvent, { type: 'episode.transcribed' }>): ErrorDetail[] {
+  const errors: ErrorDetail[] = [];
+  event.speakers?.forEach((speaker, i) => {
+    if (speaker.role !== undefined && !normaliseSpeakerRole(speaker.role))
+      errors.push({ location: `${prefix}/speakers/${i}/role`, message: 'is not a speaker role', value: speaker.role });
+  });
+  const seen = new Set<number>();
+  event.transcript?.lines?.forEach((line, i) => {
+    if (seen.has(line.number))
+      errors.push({ location: `${prefix}/transcript/lines/${i}/number`, message: 'repeats an earlier line number', value: line.number });
+    seen.add(line.number);
+    if (line.end_seconds < line.start_seconds)
+      errors.push({ location: `${prefix}/transcript/lines/${i}/end_seconds`, message: 'is before start_seconds', value: line.end_seconds });
+    if (line.role !== undefined && !normaliseSpeakerRole(line.role))
+      errors.push({ location: `${prefix}/transcript/lines/${i}/role`, message: 'is not a speaker role', value: line.role });
+  });
+  return errors;
+}
+
+/**
+ * Validates one producer event against its JSON Schema (schemas/events/) and the rules beside it.
+ * `prefix` is the event's JSON pointer in its batch, e.g. /events/3.
+ */
+export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
+  const type = event !== null && typeof event === 'object' ? (event as { type?: unknown }).type : undefined;
+  const validate = typeof type === 'string' ? validators[type as IngestEvent['type']] : undefined;
+  if (!validate) {
+    return [
+      {
+        location: `${prefix}/type`,
+        message: `must be one of ${EVENT_TYPES.join(', ')}`,
+        ...(type === undefined ? {} : { value: type }),
+      },
+    ];
+  }
+  if (!validate(event)) return (validate.errors ?? []).map((error) => ajvDetail(prefix, error, event));
+  return type === 'episode.transcribed'
+    ? episodeRules(prefix, event as Extract<IngestEvent, { type: 'episode.transcribed' }>)
+    : [];
+}

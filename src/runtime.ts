@@ -1,0 +1,36 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './db/db.ts';
+import type { EventStore } from './eventstore/port.ts';
+import type { Projection } from './projections/projection.ts';
+
+/** The roles one process can take (`earshot serve --roles`). */
+export const ROLES = ['api', 'matcher', 'projector', 'deliverer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What every capability is built from; made once per process by the composition root. */
+export interface Runtime {
+  config: Config;
+  db: Db;
+  store: EventStore;
+  secretKey: Buffer;
+  log: Logger;
+  /** The clock; tests inject one to run a week in a second. */
+  now(): Date;
+}
+
+export interface Worker {
+  name: string;
+  role: Role;
+  /** Runs until the signal aborts, then finishes in-flight work and resolves. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/** A capability contributes routes, read models and background workers. */
+export interface Capability {
+  name: string;
+  routes?: FastifyPluginAsync[];
+  projections?: Projection[];
+  workers?: Worker[];
+}
