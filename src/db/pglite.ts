@@ -13,7 +13,8 @@ function wrap(target: PGliteLike): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]) {
       const result = await target.query<R>(text, params as unknown[] | undefined);
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+      // PGlite reports affectedRows 0 for a SELECT: count the rows it returned instead.
+      return { rows: result.rows, rowCount: result.rows.length || (result.affectedRows ?? 0) };
     },
     async exec(script: string) {
       await target.exec(script);

@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import type { EventStore } from '../../src/eventstore/port.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
+import { entityStream, episodeStream } from '../../src/ingestion/events.ts';
+import { ingestionRoutes } from '../../src/ingestion/routes.ts';
+import { createKey } from '../../src/platform/keys.ts';
+import { createDb, ENGINES } from '../support/db.ts';
+import { createTenant } from '../support/platform.ts';
+import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+
+describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let store: EventStore;
+  let app: FastifyInstance;
+  let ingestKey: string;
+
+  beforeAll(async () => {
+    ({ db, drop } = await createDb(engine));
+    store = createPostgresEventStore(db);
+    app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 1), routes: [ingestionRoutes(store)] });
+    ingestKey = (await createKey(db, { kind: 'ingest' })).key;
+  });
+  afterAll(async () => {
+    await app.close();
+    await store.close();
+    await drop();
+  });
+
+  const post = (events: unknown[], key = ingestKey) =>
+    app.inject({ method: 'POST', url: '/v1/ingest/events', headers: { 'x-api-key': key }, payload: { events } });
+
+  it('stores valid events in their streams and answers 202 with the counts', async () => {
+    const entity = entityEvent({ id: 'ent-nvidia', name: 'NVIDIA', entity_type: 'COMPANY' });
+    const episode = episodeEvent();
+    const response = await post([entity, episode]);
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toEqual({ accepted: 2, duplicates: 0 });
+    const [storedEntity] = await store.readStream(entityStream('ent-nvidia'));
+    expect(storedEntity).toMatchObject({ type: 'EntityUpserted', data: entity });
+    const [storedEpisode] = await store.readStream(episodeStream(episode.episode.id));
+    expect(storedEpisode).toMatchObject({ type: 'EpisodeTranscribed', data: episode });
+    expect(storedEpisode!.metadata.correlationId).toBe(storedEpisode!.id);
+  });
+
+  it('treats a repeated event_id as a no-op', async () => {
+    const episode = episodeEvent();
+    await post([episode]);
+    const again = await post([episode, episode]);
+    expect(again.json()).toEqual({ accepted: 0, duplicates: 2 });
+    expect(await store.readStream(episodeStream(episode.episode.id))).toHaveLength(1);
+  });
+
+  it('stores a re-sent episode with a new event_id as a new version', async () => {
+    const first = episodeEvent();
+    const resent = { ...first, event_id: 'resend-1', episode: { ...first.episode, title: 'Corrected title' } };
+    expect((await post([first, resent])).json()).toEqual({ accepted: 2, duplicates: 0 });
+    expect(await store.readStream(episodeStream(first.episode.id))).toHaveLength(2);
+  });
+
+  it('rejects an invalid batch whole, with one error per problem located by JSON pointer', async () => {
+    const good = episodeEvent();
+    const bad = episodeEvent();
+    (bad.episode as { published_at: unknown }).published_at = 'yesterday';
+    const noTitle = entityEvent({ id: 'ent-x', name: 'X' }) as unknown as { entity: Record<string, unknown> };
+    delete noTitle.entity.name;
+    const badRole = episodeEvent({ speakers: [{ id: 's', name: 'S', role: 'DJ' }] });
+    const response = await post([good, bad, noTitle, badRole, { type: 'episode.deleted' }]);
+    expect(response.statusCode).toBe(422);
+    const body = response.json();
+    expect(body.error_code).toBe('invalid_events');
+    expect(body.errors).toEqual([
+      expect.objectContaining({ location: '/events/1/episode/published_at', value: 'yesterday' }),
+      expect.objectContaining({ location: '/events/2/entity/name' }),
+      expect.objectContaining({ location: '/events/3/speakers/0/role', value: 'DJ' }),
+      expect.objectContaining({ location: '/events/4/type', value: 'episode.deleted' }),
+    ]);
+    expect(await store.readStream(episodeStream(good.episode.id))).toHaveLength(0);
+  });
+
+  it('rejects a transcript with repeated line numbers or lines that end before they start', async () => {
+    const episode = episodeEvent({ lines: ['a', 'b'] });
+    episode.transcript!.lines![1]!.number = 1;
+    episode.transcript!.lines![0]!.end_seconds = -0;
+    episode.transcript!.lines![0]!.start_seconds = 5;
+    const response = await post([episode]);
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.map((e: { location: string }) => e.location)).toEqual([
+      '/events/0/transcript/lines/0/end_seconds',
+      '/events/0/transcript/lines/1/number',
+    ]);
+  });
+
+  it('rejects more than 500 events in one batch', async () => {
+    const response = await post(Array.from({ length: 501 }, () => ({ type: 'entity.upserted' })));
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors[0]).toMatchObject({ location: '/events' });
+  });
+
+  it('needs an ingest key: none is 401, a project key is 403', async () => {
+    const tenant = await createTenant(db);
+    expect((await app.inject({ method: 'POST', url: '/v1/ingest/events', payload: { events: [] } })).statusCode).toBe(401);
+    const response = await post([episodeEvent()], tenant.key);
+    expect(response.statusCode).toBe(403);
+    expect(response.json().error_code).toBe('ingest_key_required');
+  });
+});
