@@ -1,4 +1,5 @@
 import { entitiesProjection } from '../projections/entities/projection.ts';
+import { episodesProjection } from '../projections/episodes/projection.ts';
 import { entityRoutes } from './entities/routes.ts';
 import { ingestionRoutes } from './ingestion/routes.ts';
 import type { Capability, Runtime } from './runtime.ts';
@@ -8,7 +9,9 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
   return [
     { name: 'ingestion', routes: [ingestionRoutes(runtime.store)] },
     { name: 'entities', routes: [entityRoutes], projections: [entitiesProjection] },
+    { name: 'episodes', projections: [episodesProjection] },
   ];
 }
 
-export const allProjections = (capabilities: readonly Capability[]) => capabilities.flatMap((c) => c.projections ?? []);
+export const allProjections = (capabilities: readonly Capability[]) =>
+  capabilities.flatMap((c) => c.projections ?? []);

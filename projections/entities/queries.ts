@@ -14,7 +14,8 @@ export interface EntityRow {
   person: { id?: string; title?: string; company?: string; image_url?: string } | null;
 }
 
-const COLUMNS = 'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
+const COLUMNS =
+  'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
 
 /** By id, else by slug (the newest entity holding it). */
 export async function findEntity(db: Queryable, idOrSlug: string): Promise<EntityRow | null> {
@@ -29,7 +30,9 @@ export async function findEntity(db: Queryable, idOrSlug: string): Promise<Entit
 }
 
 export async function findEntitiesByIds(db: Queryable, ids: readonly string[]): Promise<EntityRow[]> {
-  const { rows } = await db.query<EntityRow>(`select ${COLUMNS} from entities where id = any($1::text[])`, [ids]);
+  const { rows } = await db.query<EntityRow>(`select ${COLUMNS} from entities where id = any($1::text[])`, [
+    ids,
+  ]);
   return rows;
 }
 

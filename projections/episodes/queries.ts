@@ -1,0 +1,56 @@
+import type { Queryable } from '../../src/db/db.ts';
+import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+
+interface EpisodeRow {
+  id: string;
+  published_at: Date;
+  event_id: string;
+  payload: EpisodeTranscribed;
+}
+
+export interface StoredEpisode {
+  eventId: string;
+  episode: EpisodeTranscribed;
+}
+
+async function pagePublishedBetween(
+  db: Queryable,
+  from: Date,
+  to: Date,
+  after: EpisodeRow | undefined,
+  pageSize: number,
+): Promise<EpisodeRow[]> {
+  const { rows } = await db.query<EpisodeRow>(
+    `select id, published_at, event_id, payload from episodes
+      where published_at >= $1::timestamptz and published_at < $2::timestamptz
+        and ($3::timestamptz is null or (published_at, id) < ($3::timestamptz, $4::text))
+      order by published_at desc, id desc
+      limit $5::int`,
+    [from, to, after?.published_at ?? null, after?.id ?? null, pageSize],
+  );
+  return rows;
+}
+
+/** Episodes published in [from, to), newest first, read a page at a time. */
+export async function* episodesPublishedBetween(
+  db: Queryable,
+  from: Date,
+  to: Date,
+  pageSize = 200,
+): AsyncGenerator<StoredEpisode> {
+  let after: EpisodeRow | undefined;
+  for (;;) {
+    const rows = await pagePublishedBetween(db, from, to, after, pageSize);
+    for (const row of rows) yield { eventId: row.event_id, episode: row.payload };
+    if (rows.length < pageSize) return;
+    after = rows.at(-1);
+  }
+}
+
+export async function findEpisode(db: Queryable, id: string): Promise<StoredEpisode | null> {
+  const { rows } = await db.query<{ event_id: string; payload: EpisodeTranscribed }>(
+    'select event_id, payload from episodes where id = $1::text',
+    [id],
+  );
+  return rows[0] ? { eventId: rows[0].event_id, episode: rows[0].payload } : null;
+}
