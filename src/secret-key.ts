@@ -18,7 +18,8 @@ export function loadSecretKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Bu
     writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return decodeKey(readFileSync(file, 'utf8').trim(), file);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return decodeKey(readFileSync(file, 'utf8').trim(), file);
     throw error;
   }
   chmodSync(file, 0o600);
@@ -27,7 +28,8 @@ export function loadSecretKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Bu
 
 function decodeKey(text: string, source: string): Buffer {
   const key = Buffer.from(text, 'base64');
-  if (key.length !== 32) throw new Error(`${source} must be 32 bytes encoded as base64 (got ${key.length} bytes)`);
+  if (key.length !== 32)
+    throw new Error(`${source} must be 32 bytes encoded as base64 (got ${key.length} bytes)`);
   return key;
 }
 

@@ -27,7 +27,14 @@ export async function openRuntime(
       if (applied.length) log.info({ applied }, 'migrations applied');
     }
     const store = await openEventStore(config, db);
-    return { config, db, store, secretKey: loadSecretKey(config), log, now: options.now ?? (() => new Date()) };
+    return {
+      config,
+      db,
+      store,
+      secretKey: loadSecretKey(config),
+      log,
+      now: options.now ?? (() => new Date()),
+    };
   } catch (error) {
     await db.close();
     throw error;
@@ -66,7 +73,10 @@ export async function startService(
 
   if (roles.includes('projector')) {
     for (const projection of capabilities.flatMap((c) => c.projections ?? [])) {
-      keep(`projection:${projection.name}`, runProjection(runtime.db, runtime.store, projection, { signal: controller.signal }));
+      keep(
+        `projection:${projection.name}`,
+        runProjection(runtime.db, runtime.store, projection, { signal: controller.signal }),
+      );
     }
   }
   for (const worker of capabilities.flatMap((c) => c.workers ?? [])) {

@@ -16,7 +16,10 @@ const BATCH = 500;
 export async function ingestFile(
   store: EventStore,
   file: string,
-  hooks: { onProgress?(doneBytes: number, totalBytes: number): void; onRejected?(line: number, problems: ErrorDetail[]): void } = {},
+  hooks: {
+    onProgress?(doneBytes: number, totalBytes: number): void;
+    onRejected?(line: number, problems: ErrorDetail[]): void;
+  } = {},
 ) {
   const total = statSync(file).size;
   const input = createReadStream(file);
@@ -39,7 +42,9 @@ export async function ingestFile(
       event = JSON.parse(line);
     } catch (error) {
       result.rejected++;
-      hooks.onRejected?.(lineNumber, [{ location: '/', message: `is not JSON: ${(error as Error).message}` }]);
+      hooks.onRejected?.(lineNumber, [
+        { location: '/', message: `is not JSON: ${(error as Error).message}` },
+      ]);
       continue;
     }
     const problems = validateEvent(event);

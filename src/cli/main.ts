@@ -3,6 +3,7 @@ import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
+import { listenEarly } from '../http/early-server.ts';
 import { createKey, revokeKey } from '../platform/keys.ts';
 import {
   createOrganization,
@@ -12,7 +13,6 @@ import {
   setPlan,
   verifyEmail,
 } from '../platform/organizations.ts';
-import { listenEarly } from '../http/early-server.ts';
 import { rebuildProjection } from '../projections/runner.ts';
 import { ROLES, type Role, type Runtime } from '../runtime.ts';
 import { closeRuntime, createLogger, openRuntime, startService } from '../service.ts';
@@ -68,7 +68,9 @@ program
     const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
     if (unknown.length) fail(`unknown role(s) ${unknown.join(', ')}; roles are ${ROLES.join(', ')}`);
     const config = loadConfig();
-    const server = roles.includes('api') ? await listenEarly(config.port, config.host).catch(fail) : undefined;
+    const server = roles.includes('api')
+      ? await listenEarly(config.port, config.host).catch(fail)
+      : undefined;
     const runtime = await openRuntime(config, { migrate: true }).catch(fail);
     const service = await startService(runtime, roles as Role[], server ? { server } : {}).catch(fail);
     runtime.log.info({ url: service.url, roles }, 'earshot is running');
@@ -91,29 +93,43 @@ org
   .requiredOption('--name <name>')
   .requiredOption('--plan <plan>', 'STARTER|GROWTH|TEAM|BUSINESS|ENTERPRISE')
   .addOption(json)
-  .action(admin(async ({ db }, options: { name: string; plan: string }) => {
-    const created = await createOrganization(db, { name: options.name, plan: parsePlan(options.plan) });
-    return { ...created };
-  }));
+  .action(
+    admin(async ({ db }, options: { name: string; plan: string }) => {
+      const created = await createOrganization(db, { name: options.name, plan: parsePlan(options.plan) });
+      return { ...created };
+    }),
+  );
 org
   .command('set-plan')
   .requiredOption('--org <id>')
   .requiredOption('--plan <plan>')
   .addOption(json)
-  .action(admin(async ({ db }, options: { org: string; plan: string }) => ({ ...(await setPlan(db, options.org, parsePlan(options.plan))) })));
+  .action(
+    admin(async ({ db }, options: { org: string; plan: string }) => ({
+      ...(await setPlan(db, options.org, parsePlan(options.plan))),
+    })),
+  );
 org
   .command('add-on')
   .description('set the number of Alerts Pack add-ons (each adds 5 active alerts)')
   .requiredOption('--org <id>')
   .requiredOption('--quantity <n>', 'number of Alerts Packs', Number)
   .addOption(json)
-  .action(admin(async ({ db }, options: { org: string; quantity: number }) => ({ ...(await setAlertPacks(db, options.org, options.quantity)) })));
+  .action(
+    admin(async ({ db }, options: { org: string; quantity: number }) => ({
+      ...(await setAlertPacks(db, options.org, options.quantity)),
+    })),
+  );
 org
   .command('verify-email')
   .requiredOption('--org <id>')
   .requiredOption('--email <email>')
   .addOption(json)
-  .action(admin(async ({ db }, options: { org: string; email: string }) => verifyEmail(db, options.org, options.email)));
+  .action(
+    admin(async ({ db }, options: { org: string; email: string }) =>
+      verifyEmail(db, options.org, options.email),
+    ),
+  );
 
 program
   .command('project')
@@ -122,7 +138,11 @@ program
   .requiredOption('--org <id>')
   .requiredOption('--name <name>')
   .addOption(json)
-  .action(admin(async ({ db }, options: { org: string; name: string }) => createProject(db, { organizationId: options.org, name: options.name })));
+  .action(
+    admin(async ({ db }, options: { org: string; name: string }) =>
+      createProject(db, { organizationId: options.org, name: options.name }),
+    ),
+  );
 
 const key = program.command('key').description('API keys (shown once; stored only as hashes)');
 key
@@ -130,10 +150,16 @@ key
   .option('--project <id>', 'a key bound to this project')
   .option('--ingest', 'an ingest key, for /v1/ingest/* only')
   .addOption(json)
-  .action(admin(async ({ db }, options: { project?: string; ingest?: boolean }) => {
-    if (Boolean(options.project) === Boolean(options.ingest)) throw new Error('give exactly one of --project ID or --ingest');
-    return createKey(db, options.ingest ? { kind: 'ingest' } : { kind: 'project', projectId: options.project! });
-  }));
+  .action(
+    admin(async ({ db }, options: { project?: string; ingest?: boolean }) => {
+      if (Boolean(options.project) === Boolean(options.ingest))
+        throw new Error('give exactly one of --project ID or --ingest');
+      return createKey(
+        db,
+        options.ingest ? { kind: 'ingest' } : { kind: 'project', projectId: options.project! },
+      );
+    }),
+  );
 key
   .command('revoke')
   .requiredOption('--id <id>')
@@ -145,21 +171,24 @@ program
   .description('validate and ingest an NDJSON file of producer events')
   .argument('<file>', 'one event per line (contracts.md §2)')
   .addOption(json)
-  .action(admin(async (runtime, file: string) => {
-    const bar = progressBar('ingest');
-    try {
-      const result = await ingestFile(runtime.store, file, {
-        onProgress: (done, total) => bar.update(done, total),
-        onRejected: (line, problems) => {
-          for (const problem of problems) process.stderr.write(`line ${line}: ${problem.location} ${problem.message}\n`);
-        },
-      });
-      if (result.rejected > 0) process.exitCode = 1;
-      return { ...result };
-    } finally {
-      bar.stop();
-    }
-  }));
+  .action(
+    admin(async (runtime, file: string) => {
+      const bar = progressBar('ingest');
+      try {
+        const result = await ingestFile(runtime.store, file, {
+          onProgress: (done, total) => bar.update(done, total),
+          onRejected: (line, problems) => {
+            for (const problem of problems)
+              process.stderr.write(`line ${line}: ${problem.location} ${problem.message}\n`);
+          },
+        });
+        if (result.rejected > 0) process.exitCode = 1;
+        return { ...result };
+      } finally {
+        bar.stop();
+      }
+    }),
+  );
 
 program
   .command('projections')
@@ -167,21 +196,23 @@ program
   .command('rebuild')
   .argument('[name]', 'one projection; all when omitted')
   .addOption(json)
-  .action(admin(async (runtime, name: string | undefined) => {
-    const projections = allProjections(buildCapabilities(runtime)).filter((p) => !name || p.name === name);
-    if (projections.length === 0) throw new Error(`no projection named ${name}`);
-    let events = 0;
-    for (const projection of projections) {
-      const bar = progressBar(projection.name);
-      try {
-        events += await rebuildProjection(runtime.db, runtime.store, projection, {
-          onProgress: (done, total) => bar.update(done, total),
-        });
-      } finally {
-        bar.stop();
+  .action(
+    admin(async (runtime, name: string | undefined) => {
+      const projections = allProjections(buildCapabilities(runtime)).filter((p) => !name || p.name === name);
+      if (projections.length === 0) throw new Error(`no projection named ${name}`);
+      let events = 0;
+      for (const projection of projections) {
+        const bar = progressBar(projection.name);
+        try {
+          events += await rebuildProjection(runtime.db, runtime.store, projection, {
+            onProgress: (done, total) => bar.update(done, total),
+          });
+        } finally {
+          bar.stop();
+        }
       }
-    }
-    return { rebuilt: projections.map((p) => p.name), events };
-  }));
+      return { rebuilt: projections.map((p) => p.name), events };
+    }),
+  );
 
 await program.parseAsync(process.argv).catch(fail);

@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import {
+  type EntityRow,
+  findEntity,
+  type SearchHit,
+  searchEntities,
+} from '../../projections/entities/queries.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
-import { type EntityRow, findEntity, type SearchHit, searchEntities } from '../../projections/entities/queries.ts';
 
 const TYPE_NAMES = {
   PERSON: { name: 'Person', slug: 'person' },
@@ -38,11 +43,25 @@ const searchResultSchema = {
     id: str,
     slug: str,
     name: str,
-    mentions: { type: 'object', properties: { news_articles: { type: 'integer' }, podcast_episodes: { type: 'integer' } } },
-    person: { type: 'object', properties: { id: str, name: str, description: str, image_url: str, slug: str } },
+    mentions: {
+      type: 'object',
+      properties: { news_articles: { type: 'integer' }, podcast_episodes: { type: 'integer' } },
+    },
+    person: {
+      type: 'object',
+      properties: { id: str, name: str, description: str, image_url: str, slug: str },
+    },
     company: {
       type: 'object',
-      properties: { id: str, name: str, description: str, domain: str, image_url: str, slug: str, ticker: str },
+      properties: {
+        id: str,
+        name: str,
+        description: str,
+        domain: str,
+        image_url: str,
+        slug: str,
+        ticker: str,
+      },
     },
     knowledge_graph_entity: entitySchema,
     social_links: {
@@ -55,7 +74,12 @@ const searchResultSchema = {
 /** Drops nulls and empty objects, since optional fields are omitted when unknown. */
 function compact<T extends object>(value: T): T {
   return Object.fromEntries(
-    Object.entries(value).filter(([, v]) => v !== null && v !== undefined && !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)),
+    Object.entries(value).filter(
+      ([, v]) =>
+        v !== null &&
+        v !== undefined &&
+        !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0),
+    ),
   ) as T;
 }
 
@@ -69,9 +93,16 @@ export function toEntity(row: EntityRow) {
     wikipedia_url: row.wikipedia_url,
     entity_type: row.entity_type,
     aliases: row.aliases,
-    company: row.company ? compact({ id: row.company.id ?? row.id, domain: row.company.domain, ticker: row.company.ticker }) : null,
+    company: row.company
+      ? compact({ id: row.company.id ?? row.id, domain: row.company.domain, ticker: row.company.ticker })
+      : null,
     person: row.person
-      ? compact({ id: row.person.id ?? row.id, company: row.person.company, image_url: row.person.image_url, title: row.person.title })
+      ? compact({
+          id: row.person.id ?? row.id,
+          company: row.person.company,
+          image_url: row.person.image_url,
+          title: row.person.title,
+        })
       : null,
     type: TYPE_NAMES[row.entity_type],
   });
@@ -89,7 +120,16 @@ function toSearchResult(hit: SearchHit) {
     social_links: [],
   };
   if (hit.entity_type === 'PERSON')
-    return { ...base, person: compact({ id: hit.id, name: hit.name, description: hit.description, image_url: hit.image_url, slug: hit.slug }) };
+    return {
+      ...base,
+      person: compact({
+        id: hit.id,
+        name: hit.name,
+        description: hit.description,
+        image_url: hit.image_url,
+        slug: hit.slug,
+      }),
+    };
   if (hit.entity_type === 'COMPANY')
     return {
       ...base,
@@ -136,7 +176,12 @@ export async function entityRoutes(app: FastifyInstance) {
           ]);
         offset = position.o;
       }
-      const hits = await searchEntities(app.db, { q, entityType: type?.toUpperCase(), limit: limit + 1, offset });
+      const hits = await searchEntities(app.db, {
+        q,
+        entityType: type?.toUpperCase(),
+        limit: limit + 1,
+        offset,
+      });
       const hasMore = hits.length > limit;
       const data = hits.slice(0, limit).map(toSearchResult);
       return hasMore
@@ -151,7 +196,11 @@ export async function entityRoutes(app: FastifyInstance) {
       schema: {
         tags: ['entities'],
         summary: 'One entity by id or slug',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 } } },
+        params: {
+          type: 'object',
+          required: ['id'],
+          properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+        },
         response: { 200: entitySchema, ...problemResponses(401, 404) },
       },
     },

@@ -84,6 +84,11 @@ export interface EventStore {
   readStream(streamId: string, options?: { fromRevision?: number; limit?: number }): Promise<RecordedEvent[]>;
   /** Committed events after a position, never skipping one whose transaction committed late. */
   readAll(options?: ReadAllOptions): Promise<ReadAllPage>;
+  /**
+   * Optional: how many events readAll would return after a position (progress of a rebuild).
+   * Adapters that cannot count cheaply leave it out.
+   */
+  countAll?(options?: Omit<ReadAllOptions, 'limit'>): Promise<number>;
   /** Catch-up then live: readAll in a loop, woken by new appends. */
   subscribe(options: SubscribeOptions): Subscription;
   close(): Promise<void>;

@@ -6,10 +6,10 @@ import { NotFoundError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
 import { auth } from './auth.ts';
 import { type CursorCodec, createCursorCodec } from './cursor.ts';
-import { healthRoutes } from './health.ts';
 import type { EarlyServer } from './early-server.ts';
-import { validatorCompiler } from './validation.ts';
+import { healthRoutes } from './health.ts';
 import { problemSchema, sendProblem, toProblem } from './problem.ts';
+import { validatorCompiler } from './validation.ts';
 
 export interface HttpDeps {
   db: Db;
@@ -63,16 +63,26 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     return sendProblem(reply, body);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, toProblem(new NotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`, 'route_not_found'), request)),
+    sendProblem(
+      reply,
+      toProblem(
+        new NotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`, 'route_not_found'),
+        request,
+      ),
+    ),
   );
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     return payload;
   });
   // application/x-www-form-urlencoded: the RFC 8058 one-click unsubscribe POST.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 8192 },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
 
   await app.register(swagger, {
     openapi: {

@@ -38,7 +38,8 @@ export function presentedKey(request: FastifyRequest): string | undefined {
 async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
-    const mode: AuthMode = request.routeOptions.config?.auth ?? (request.url.startsWith('/v1/') ? 'project' : 'public');
+    const mode: AuthMode =
+      request.routeOptions.config?.auth ?? (request.url.startsWith('/v1/') ? 'project' : 'public');
     if (mode === 'public') return;
     const key = presentedKey(request);
     if (!key) {
@@ -74,8 +75,10 @@ export function assertProjectAccess(request: FastifyRequest, projectId: string) 
 
 /** Resources addressed by id: another project's resource is reported as missing (no existence leak). */
 export function assertOwned(request: FastifyRequest, ownerProjectId: string | undefined, what = 'Resource') {
-  if (!ownerProjectId || callerOf(request).projectId !== ownerProjectId) throw new NotFoundError(`${what} not found.`);
+  if (!ownerProjectId || callerOf(request).projectId !== ownerProjectId)
+    throw new NotFoundError(`${what} not found.`);
 }
 
 /** True when the caller is a member of the project (a valid key of it); for optional-auth routes. */
-export const isMember = (request: FastifyRequest, projectId: string) => request.principal?.projectId === projectId;
+export const isMember = (request: FastifyRequest, projectId: string) =>
+  request.principal?.projectId === projectId;

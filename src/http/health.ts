@@ -4,7 +4,10 @@ import { migrationsApplied } from '../db/migrate.ts';
 const status = {
   type: 'object',
   required: ['status'],
-  properties: { status: { type: 'string' }, checks: { type: 'object', additionalProperties: { type: 'string' } } },
+  properties: {
+    status: { type: 'string' },
+    checks: { type: 'object', additionalProperties: { type: 'string' } },
+  },
 } as const;
 
 /** /healthz: the process answers. /readyz: the database answers and every migration is applied. */
@@ -28,7 +31,9 @@ export async function healthRoutes(app: FastifyInstance) {
         migrations = 'unknown';
       }
       const ready = database === 'ok' && migrations === 'ok';
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks: { database, migrations } });
+      return reply
+        .code(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'not_ready', checks: { database, migrations } });
     },
   );
 }

@@ -52,12 +52,21 @@ export function problemResponses(...statuses: number[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      { description: STATUS_CODES[status] ?? 'Error', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } },
+      {
+        description: STATUS_CODES[status] ?? 'Error',
+        content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+      },
     ]),
   );
 }
 
-function problem(request: FastifyRequest, status: number, errorCode: string, detail: string, errors: ErrorDetail[] | null): Problem {
+function problem(
+  request: FastifyRequest,
+  status: number,
+  errorCode: string,
+  detail: string,
+  errors: ErrorDetail[] | null,
+): Problem {
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
@@ -94,13 +103,22 @@ function pointerGet(root: unknown, pointer: string): unknown {
 
 /** Body errors are JSON pointers into the body (/events/3/episode/published_at); others query.limit, path.id. */
 function validationDetails(request: FastifyRequest, context: string, errors: AjvError[]): ErrorDetail[] {
-  const source = context === 'body' ? request.body : context === 'querystring' ? request.query : context === 'params' ? request.params : request.headers;
+  const source =
+    context === 'body'
+      ? request.body
+      : context === 'querystring'
+        ? request.query
+        : context === 'params'
+          ? request.params
+          : request.headers;
   return errors.map((error) => {
     let pointer = error.instancePath;
     if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`;
     if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`;
     const location =
-      context === 'body' ? pointer || '/' : `${CONTEXT_PREFIX[context] ?? context}${pointer.replaceAll('/', '.')}`;
+      context === 'body'
+        ? pointer || '/'
+        : `${CONTEXT_PREFIX[context] ?? context}${pointer.replaceAll('/', '.')}`;
     const message =
       error.keyword === 'additionalProperties'
         ? 'is not a known property'
@@ -117,7 +135,13 @@ function validationDetails(request: FastifyRequest, context: string, errors: Ajv
 /** The one mapping from thrown errors to problem+json; 5xx details never reach the client. */
 export function toProblem(error: unknown, request: FastifyRequest): Problem {
   if (error instanceof EarshotError) {
-    const body = problem(request, error.status, error.errorCode, error.message, error.errors.length ? error.errors : null);
+    const body = problem(
+      request,
+      error.status,
+      error.errorCode,
+      error.message,
+      error.errors.length ? error.errors : null,
+    );
     if (error instanceof PlanError) body.resolve = error.resolve;
     return body;
   }
@@ -127,7 +151,13 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
     const details = validationDetails(request, context, fastifyError.validation as unknown as AjvError[]);
     return context === 'body'
       ? problem(request, 422, 'validation_failed', 'The request body does not match the schema.', details)
-      : problem(request, 400, 'invalid_parameter', `The request ${CONTEXT_PREFIX[context] ?? context} parameters are invalid.`, details);
+      : problem(
+          request,
+          400,
+          'invalid_parameter',
+          `The request ${CONTEXT_PREFIX[context] ?? context} parameters are invalid.`,
+          details,
+        );
   }
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {

@@ -1,6 +1,6 @@
-import type { FastifySchemaCompiler } from 'fastify';
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
 
 /**
  * Two validators: bodies are JSON and are checked as sent (no coercion, so `5` is not a string),
@@ -8,7 +8,13 @@ import addFormats from 'ajv-formats';
  * Every error is reported, not just the first: bodies are size-limited and schemas bounded.
  */
 function makeAjv(options: Options) {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, ...options });
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    ...options,
+  });
   addFormats.default(ajv);
   return ajv;
 }

@@ -1,5 +1,5 @@
-import type { EntityUpserted, EpisodeTranscribed } from '../matching/types.ts';
 import { uuidFromName } from '../ids.ts';
+import type { EntityUpserted, EpisodeTranscribed } from '../matching/types.ts';
 
 export type { EntityUpserted, EpisodeTranscribed };
 

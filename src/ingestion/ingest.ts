@@ -15,9 +15,13 @@ export async function ingestEvents(store: EventStore, events: readonly IngestEve
   const result: IngestResult = { accepted: 0, duplicates: 0 };
   for (const event of events) {
     const id = storedEventId(event.event_id);
-    const appended = await store.append(streamOf(event), [{ id, type: STORED_TYPE[event.type], data: event }], {
-      correlationId: id,
-    });
+    const appended = await store.append(
+      streamOf(event),
+      [{ id, type: STORED_TYPE[event.type], data: event }],
+      {
+        correlationId: id,
+      },
+    );
     if (appended.duplicate) result.duplicates++;
     else result.accepted++;
   }

@@ -40,7 +40,11 @@ export function ingestionRoutes(store: EventStore) {
         const { events } = request.body;
         const errors: ErrorDetail[] = events.flatMap((event, i) => validateEvent(event, `/events/${i}`));
         if (errors.length > 0)
-          throw new ValidationError('invalid_events', `The batch was rejected: ${errors.length} problem(s).`, errors);
+          throw new ValidationError(
+            'invalid_events',
+            `The batch was rejected: ${errors.length} problem(s).`,
+            errors,
+          );
         const result = await ingestEvents(store, events as IngestEvent[]);
         return reply.code(202).send(result);
       },

@@ -43,21 +43,40 @@ function valueAt(root: unknown, pointer: string): unknown {
 }
 
 /** Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order. */
-function episodeRules(prefix: string, event: Extract<IngestEvent, { type: 'episode.transcribed' }>): ErrorDetail[] {
+function episodeRules(
+  prefix: string,
+  event: Extract<IngestEvent, { type: 'episode.transcribed' }>,
+): ErrorDetail[] {
   const errors: ErrorDetail[] = [];
   event.speakers?.forEach((speaker, i) => {
     if (speaker.role !== undefined && !normaliseSpeakerRole(speaker.role))
-      errors.push({ location: `${prefix}/speakers/${i}/role`, message: 'is not a speaker role', value: speaker.role });
+      errors.push({
+        location: `${prefix}/speakers/${i}/role`,
+        message: 'is not a speaker role',
+        value: speaker.role,
+      });
   });
   const seen = new Set<number>();
   event.transcript?.lines?.forEach((line, i) => {
     if (seen.has(line.number))
-      errors.push({ location: `${prefix}/transcript/lines/${i}/number`, message: 'repeats an earlier line number', value: line.number });
+      errors.push({
+        location: `${prefix}/transcript/lines/${i}/number`,
+        message: 'repeats an earlier line number',
+        value: line.number,
+      });
     seen.add(line.number);
     if (line.end_seconds < line.start_seconds)
-      errors.push({ location: `${prefix}/transcript/lines/${i}/end_seconds`, message: 'is before start_seconds', value: line.end_seconds });
+      errors.push({
+        location: `${prefix}/transcript/lines/${i}/end_seconds`,
+        message: 'is before start_seconds',
+        value: line.end_seconds,
+      });
     if (line.role !== undefined && !normaliseSpeakerRole(line.role))
-      errors.push({ location: `${prefix}/transcript/lines/${i}/role`, message: 'is not a speaker role', value: line.role });
+      errors.push({
+        location: `${prefix}/transcript/lines/${i}/role`,
+        message: 'is not a speaker role',
+        value: line.role,
+      });
   });
   return errors;
 }

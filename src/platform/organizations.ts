@@ -115,7 +115,12 @@ export async function createProject(db: Queryable, input: { organizationId: stri
     [id, input.organizationId, input.name],
   );
   const row = rows[0]!;
-  return { id: row.id, organization_id: row.organization_id, name: row.name, created_at: row.created_at.toISOString() };
+  return {
+    id: row.id,
+    organization_id: row.organization_id,
+    name: row.name,
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 export async function getProject(db: Queryable, id: string) {

@@ -32,7 +32,9 @@ describe('migrate', () => {
           .map((migration) => migration.name)
           .sort(),
       );
-      const { rows } = await testDb.db.query<{ n: number }>('select count(*)::int as n from earshot_migrations');
+      const { rows } = await testDb.db.query<{ n: number }>(
+        'select count(*)::int as n from earshot_migrations',
+      );
       expect(rows[0]?.n).toBe(loadMigrations().length);
     } finally {
       await Promise.all(pools.map((pool) => pool.close()));

@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import type { Db } from '../../src/db/db.ts';
 import { entityRoutes } from '../../src/entities/routes.ts';
-import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { entityEvent } from '../fixtures/events.ts';
 import { createDb, ENGINES } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
-import { entityEvent } from '../fixtures/events.ts';
 
 describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
   let db: Db;
@@ -42,9 +42,19 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
       }),
       entityEvent({ id: 'ent-jen', slug: 'jen-psaki', name: 'Jen Psaki' }),
       entityEvent({ id: 'ent-zoe', slug: 'zoe-saldana', name: 'Zoë Saldaña' }),
-      entityEvent({ id: 'ent-ai', slug: 'artificial-intelligence', name: 'Artificial Intelligence', entity_type: 'KNOWLEDGE_GRAPH_ENTITY' }),
+      entityEvent({
+        id: 'ent-ai',
+        slug: 'artificial-intelligence',
+        name: 'Artificial Intelligence',
+        entity_type: 'KNOWLEDGE_GRAPH_ENTITY',
+      }),
       ...Array.from({ length: 30 }, (_, i) =>
-        entityEvent({ id: `ent-acme-${i}`, slug: `acme-${i}`, name: `Acme Corp ${String(i).padStart(2, '0')}`, entity_type: 'COMPANY' }),
+        entityEvent({
+          id: `ent-acme-${i}`,
+          slug: `acme-${i}`,
+          name: `Acme Corp ${String(i).padStart(2, '0')}`,
+          entity_type: 'COMPANY',
+        }),
       ),
     ]);
     await catchUp(db, store, entitiesProjection);
@@ -111,9 +121,14 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
   });
 
   it('filters by type', async () => {
-    const page = (await get('/v1/entities/search', { q: 'artificial', type: 'knowledge_graph_entity' })).json();
+    const page = (
+      await get('/v1/entities/search', { q: 'artificial', type: 'knowledge_graph_entity' })
+    ).json();
     expect(page.data).toHaveLength(1);
-    expect(page.data[0].knowledge_graph_entity).toMatchObject({ id: 'ent-ai', slug: 'artificial-intelligence' });
+    expect(page.data[0].knowledge_graph_entity).toMatchObject({
+      id: 'ent-ai',
+      slug: 'artificial-intelligence',
+    });
     expect((await get('/v1/entities/search', { q: 'artificial', type: 'person' })).json().data).toEqual([]);
   });
 
@@ -121,7 +136,9 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
     const first = (await get('/v1/entities/search', { q: 'acme corp', limit: '20' })).json();
     expect(first.data).toHaveLength(20);
     expect(first.has_more).toBe(true);
-    const second = (await get('/v1/entities/search', { q: 'acme corp', limit: '20', cursor: first.cursor })).json();
+    const second = (
+      await get('/v1/entities/search', { q: 'acme corp', limit: '20', cursor: first.cursor })
+    ).json();
     expect(second.data).toHaveLength(10);
     expect(second.has_more).toBe(false);
     const ids = [...first.data, ...second.data].map((r: { id: string }) => r.id);

@@ -14,7 +14,11 @@ async function fixtureRoutes(app: FastifyInstance) {
     '/v1/fixture/items',
     {
       schema: {
-        querystring: { type: 'object', additionalProperties: false, properties: { ...pageQuery, 'api-key': { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { ...pageQuery, 'api-key': { type: 'string' } },
+        },
         response: { 200: pageOf({ type: 'object', properties: { n: { type: 'integer' } } }) },
       },
     },
@@ -22,7 +26,13 @@ async function fixtureRoutes(app: FastifyInstance) {
       const { limit, cursor } = request.query as { limit: number; cursor?: string };
       const after = cursor ? app.cursors.decode<{ n: number }>(cursor).n : 0;
       const rows = ITEMS.filter((item) => item.n > after).slice(0, limit + 1);
-      return toPage(rows, limit, app.cursors, (row) => ({ n: row.n }), (row) => row);
+      return toPage(
+        rows,
+        limit,
+        app.cursors,
+        (row) => ({ n: row.n }),
+        (row) => row,
+      );
     },
   );
   app.post(
@@ -33,7 +43,10 @@ async function fixtureRoutes(app: FastifyInstance) {
           type: 'object',
           required: ['title', 'tags'],
           additionalProperties: false,
-          properties: { title: { type: 'string', minLength: 1 }, tags: { type: 'array', items: { type: 'string' } } },
+          properties: {
+            title: { type: 'string', minLength: 1 },
+            tags: { type: 'array', items: { type: 'string' } },
+          },
         },
       },
     },
@@ -74,7 +87,10 @@ describe('HTTP foundation', () => {
 
   it('accepts the key as X-API-Key, as a bearer token and as the api-key query parameter', async () => {
     const byHeader = await app.inject({ url: '/v1/fixture/items', headers: { 'x-api-key': tenant.key } });
-    const byBearer = await app.inject({ url: '/v1/fixture/items', headers: { authorization: `Bearer ${tenant.key}` } });
+    const byBearer = await app.inject({
+      url: '/v1/fixture/items',
+      headers: { authorization: `Bearer ${tenant.key}` },
+    });
     const byQuery = await app.inject({ url: `/v1/fixture/items?api-key=${tenant.key}` });
     expect([byHeader.statusCode, byBearer.statusCode, byQuery.statusCode]).toEqual([200, 200, 200]);
   });
@@ -119,7 +135,11 @@ describe('HTTP foundation', () => {
 
   it('rejects a limit outside 1–100 with a 400 naming the parameter', async () => {
     for (const limit of ['0', '101', 'many']) {
-      const response = await app.inject({ url: '/v1/fixture/items', query: { limit }, headers: tenant.headers });
+      const response = await app.inject({
+        url: '/v1/fixture/items',
+        query: { limit },
+        headers: tenant.headers,
+      });
       expect(response.statusCode).toBe(400);
       const body = response.json();
       expect(body.error_code).toBe('invalid_parameter');
@@ -132,7 +152,11 @@ describe('HTTP foundation', () => {
     const [body, mac] = first.cursor.split('.');
     const forgedBody = Buffer.from(JSON.stringify({ n: 0 })).toString('base64url');
     for (const cursor of [`${forgedBody}.${mac}`, `${body}.AAAA${mac.slice(4)}`, 'garbage', `${body}`]) {
-      const response = await app.inject({ url: '/v1/fixture/items', query: { cursor }, headers: tenant.headers });
+      const response = await app.inject({
+        url: '/v1/fixture/items',
+        query: { cursor },
+        headers: tenant.headers,
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json().error_code).toBe('invalid_cursor');
     }
@@ -201,7 +225,9 @@ describe('HTTP foundation', () => {
     const document = response.json();
     expect(document.openapi).toBe('3.1.0');
     expect(document.info.version).toBe('0.1.0');
-    expect(document.paths['/v1/fixture/items'].get.parameters.map((p: { name: string }) => p.name)).toContain('limit');
+    expect(document.paths['/v1/fixture/items'].get.parameters.map((p: { name: string }) => p.name)).toContain(
+      'limit',
+    );
     expect(document.paths['/v1/fixture/things'].post.requestBody).toBeDefined();
   });
 });

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.ts';
-import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { entityStream, episodeStream } from '../../src/ingestion/events.ts';
 import { ingestionRoutes } from '../../src/ingestion/routes.ts';
 import { createKey } from '../../src/platform/keys.ts';
+import { entityEvent, episodeEvent } from '../fixtures/events.ts';
 import { createDb, ENGINES } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
-import { entityEvent, episodeEvent } from '../fixtures/events.ts';
 
 describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
   let db: Db;
@@ -31,7 +31,12 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
   });
 
   const post = (events: unknown[], key = ingestKey) =>
-    app.inject({ method: 'POST', url: '/v1/ingest/events', headers: { 'x-api-key': key }, payload: { events } });
+    app.inject({
+      method: 'POST',
+      url: '/v1/ingest/events',
+      headers: { 'x-api-key': key },
+      payload: { events },
+    });
 
   it('stores valid events in their streams and answers 202 with the counts', async () => {
     const entity = entityEvent({ id: 'ent-nvidia', name: 'NVIDIA', entity_type: 'COMPANY' });
@@ -56,7 +61,11 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
 
   it('stores a re-sent episode with a new event_id as a new version', async () => {
     const first = episodeEvent();
-    const resent = { ...first, event_id: 'resend-1', episode: { ...first.episode, title: 'Corrected title' } };
+    const resent = {
+      ...first,
+      event_id: 'resend-1',
+      episode: { ...first.episode, title: 'Corrected title' },
+    };
     expect((await post([first, resent])).json()).toEqual({ accepted: 2, duplicates: 0 });
     expect(await store.readStream(episodeStream(first.episode.id))).toHaveLength(2);
   });
@@ -102,7 +111,9 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
 
   it('needs an ingest key: none is 401, a project key is 403', async () => {
     const tenant = await createTenant(db);
-    expect((await app.inject({ method: 'POST', url: '/v1/ingest/events', payload: { events: [] } })).statusCode).toBe(401);
+    expect(
+      (await app.inject({ method: 'POST', url: '/v1/ingest/events', payload: { events: [] } })).statusCode,
+    ).toBe(401);
     const response = await post([episodeEvent()], tenant.key);
     expect(response.statusCode).toBe(403);
     expect(response.json().error_code).toBe('ingest_key_required');

@@ -5,10 +5,10 @@ import { applyBatch, readCheckpoint } from '../../src/projections/runner.ts';
 
 /** Applies every event the projection has not seen yet, the way the runner does, then returns. */
 export async function catchUp(db: Db, store: EventStore, projection: Projection): Promise<number> {
-  await db.query('insert into projection_checkpoints (name, position) values ($1, $2) on conflict (name) do nothing', [
-    projection.name,
-    '0/0',
-  ]);
+  await db.query(
+    'insert into projection_checkpoints (name, position) values ($1, $2) on conflict (name) do nothing',
+    [projection.name, '0/0'],
+  );
   let applied = 0;
   for (;;) {
     const from = await readCheckpoint(db, projection.name);
