@@ -22,7 +22,6 @@ import { progressBar } from './progress.ts';
 
 const program = new Command('earshot')
   .description('earshot: podcast mention alerts, from ingestion to delivery')
-  .showHelpAfterError()
   .exitOverride((error) => process.exit(error.exitCode));
 
 /** Opens the runtime (migrating first), runs an admin command, prints its result, closes. */

@@ -1,0 +1,111 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { episodeStream } from '../../src/ingestion/events.ts';
+import { KeyVerifier } from '../../src/platform/keys.ts';
+import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+import { runCli, schemaUrl } from '../support/cli.ts';
+import { createTestDb, type TestDb } from '../support/db.ts';
+
+describe('earshot admin commands', () => {
+  let testDb: TestDb;
+  let env: Record<string, string>;
+  const cli = async (...args: string[]) => {
+    const result = await runCli([...args, '--json'], env);
+    return { ...result, json: result.code === 0 ? JSON.parse(result.stdout) : undefined };
+  };
+
+  beforeAll(async () => {
+    testDb = await createTestDb({ migrated: false });
+    env = { DATABASE_URL: schemaUrl(testDb.schema), DATA_DIR: mkdtempSync(join(tmpdir(), 'earshot-cli-')) };
+  });
+  afterAll(async () => {
+    await testDb.drop();
+  });
+
+  it('migrates and prints the applied migrations as one JSON object', async () => {
+    const first = await cli('migrate');
+    expect(first.code).toBe(0);
+    expect(first.stdout.trim().split('\n')).toHaveLength(1);
+    expect(first.json.applied).toContain('0001_platform');
+    expect((await cli('migrate')).json).toEqual({ applied: [] });
+  });
+
+  it('creates an organization, changes its plan and add-ons, and verifies an email', async () => {
+    const org = await cli('org', 'create', '--name', 'Acme', '--plan', 'team');
+    expect(org.json).toMatchObject({ name: 'Acme', plan: 'TEAM', alert_packs: 0 });
+    expect((await cli('org', 'set-plan', '--org', org.json.id, '--plan', 'BUSINESS')).json.plan).toBe(
+      'BUSINESS',
+    );
+    expect((await cli('org', 'add-on', '--org', org.json.id, '--quantity', '2')).json.alert_packs).toBe(2);
+    const email = await cli('org', 'verify-email', '--org', org.json.id, '--email', 'Ops@Example.com');
+    expect(email.json).toMatchObject({ email: 'ops@example.com' });
+    expect(Date.parse(email.json.verified_at)).not.toBeNaN();
+  });
+
+  it('creates a project with a base62 id and a key that verifies, and revokes it', async () => {
+    const org = await cli('org', 'create', '--name', 'Beta', '--plan', 'TEAM');
+    const project = await cli('project', 'create', '--org', org.json.id, '--name', 'Main');
+    expect(project.json.id).toMatch(/^[0-9A-Za-z]{22}$/);
+    const key = await cli('key', 'create', '--project', project.json.id);
+    expect(key.json.key).toMatch(/^ek_/);
+    const verifier = new KeyVerifier(testDb.db, 0);
+    expect(await verifier.verify(key.json.key)).toMatchObject({
+      projectId: project.json.id,
+      kind: 'project',
+    });
+    const revoked = await cli('key', 'revoke', '--id', key.json.id);
+    expect(revoked.json).toMatchObject({ id: key.json.id });
+    expect(await verifier.verify(key.json.key)).toBeNull();
+    const stored = await testDb.db.query<{ secret_sha256: Buffer }>(
+      'select secret_sha256 from api_keys where id = $1',
+      [key.json.id],
+    );
+    expect(stored.rows[0]!.secret_sha256.toString('utf8')).not.toContain(key.json.key.slice(-40));
+  });
+
+  it('fails with one line on stderr and a non-zero exit for a bad plan, a missing option or an unknown org', async () => {
+    for (const args of [
+      ['org', 'create', '--name', 'X', '--plan', 'GOLD'],
+      ['org', 'set-plan', '--org', 'nope', '--plan', 'TEAM'],
+      ['key', 'create'],
+    ]) {
+      const result = await runCli([...args, '--json'], env);
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/^earshot: /);
+    }
+  });
+
+  it('ingests an NDJSON file, counting duplicates and rejecting invalid lines with their reasons', async () => {
+    const episode = episodeEvent();
+    const bad = episodeEvent();
+    (bad.episode as { duration_seconds: unknown }).duration_seconds = 'long';
+    const file = join(env.DATA_DIR!, 'events.ndjson');
+    writeFileSync(
+      file,
+      [entityEvent({ id: 'ent-a', name: 'A' }), episode, episode, bad]
+        .map((e) => JSON.stringify(e))
+        .join('\n') + '\n\n{not json\n',
+    );
+    const result = await runCli(['ingest', file, '--json'], env);
+    expect(JSON.parse(result.stdout)).toEqual({ accepted: 2, duplicates: 1, rejected: 2 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('line 4: /episode/duration_seconds');
+    expect(result.stderr).toContain('line 6: / is not JSON');
+    const store = createPostgresEventStore(testDb.db);
+    expect(await store.readStream(episodeStream(episode.episode.id))).toHaveLength(1);
+    await store.close();
+  });
+
+  it('rebuilds the projections and reports the events applied', async () => {
+    const result = await cli('projections', 'rebuild', 'entities');
+    expect(result.json).toEqual({ rebuilt: ['entities'], events: 1 });
+    const { rows } = await testDb.db.query<{ id: string }>('select id from entities');
+    expect(rows.map((row) => row.id)).toEqual(['ent-a']);
+    expect((await runCli(['projections', 'rebuild', 'nonesuch', '--json'], env)).code).toBe(1);
+  });
+});
