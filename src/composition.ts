@@ -1,16 +1,30 @@
+import { listChannels } from '../consumers/chat/channels.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
+import { alertsCapability } from './alerts/capability.ts';
+import { deliveryCapability } from './delivery/capability.ts';
 import { entityRoutes } from './entities/routes.ts';
 import { ingestionRoutes } from './ingestion/routes.ts';
+import { kafkaIngestionWorker } from './kafka/ingestion-worker.ts';
+import { observabilityRoutes } from './observability/routes.ts';
 import type { Capability, Runtime } from './runtime.ts';
 
 /** The one place that wires capabilities together. */
 export function buildCapabilities(runtime: Runtime): Capability[] {
-  return [
-    { name: 'ingestion', routes: [ingestionRoutes(runtime.store)] },
+  const slack = { slackApiUrl: runtime.config.slackApiUrl };
+  const capabilities: Capability[] = [
+    {
+      name: 'ingestion',
+      routes: [ingestionRoutes(runtime.store)],
+      workers: runtime.config.kafkaBrokers ? [kafkaIngestionWorker(runtime)] : [],
+    },
     { name: 'entities', routes: [entityRoutes], projections: [entitiesProjection] },
     { name: 'episodes', projections: [episodesProjection] },
+    alertsCapability(runtime, { listChannels: ({ botToken }) => listChannels(botToken, slack) }),
+    deliveryCapability(runtime),
   ];
+  const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
+  return [...capabilities, { name: 'observability', routes: [observability] }];
 }
 
 export const allProjections = (capabilities: readonly Capability[]) =>

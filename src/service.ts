@@ -6,6 +6,7 @@ import { openDb } from './db/open.ts';
 import { openEventStore } from './eventstore/open.ts';
 import { buildHttpApp } from './http/app.ts';
 import type { EarlyServer } from './http/early-server.ts';
+import { opsHandler } from './observability/ops-handler.ts';
 import { runProjection } from './projections/runner.ts';
 import type { Role, Runtime } from './runtime.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
@@ -98,13 +99,18 @@ export async function startService(
     url = options.server.url;
   } else if (app) {
     url = await app.listen({ port: runtime.config.port, host: runtime.config.host });
+  } else if (options.server) {
+    // Worker-only processes still answer /healthz, /readyz and /metrics for their orchestrator.
+    options.server.attach(opsHandler({ db: runtime.db }));
+    url = options.server.url;
   }
 
   return {
     url,
     async stop() {
       controller.abort();
-      await app?.close();
+      if (app) await app.close();
+      else if (options.server) await new Promise((resolve) => options.server!.server.close(resolve));
       let timer: NodeJS.Timeout | undefined;
       const drained = await Promise.race([
         Promise.all(running).then(() => true),

@@ -28,7 +28,7 @@ export async function ingestFile(
   let batch: IngestEvent[] = [];
   let lineNumber = 0;
   const flush = async () => {
-    const ingested = await ingestEvents(store, batch);
+    const ingested = await ingestEvents(store, batch, 'file');
     result.accepted += ingested.accepted;
     result.duplicates += ingested.duplicates;
     batch = [];

@@ -1,9 +1,13 @@
 import { Command, Option } from 'commander';
 import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
+import { addChatConnection } from '../connections/chat.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
+import type { ErrorDetail } from '../errors.ts';
 import { listenEarly } from '../http/early-server.ts';
+import { ingestFileViaKafka } from '../kafka/ingest-file.ts';
 import { createKey, revokeKey } from '../platform/keys.ts';
 import {
   createOrganization,
@@ -71,7 +75,7 @@ program
       ? await listenEarly(config.port, config.host).catch(fail)
       : undefined;
     const runtime = await openRuntime(config, { migrate: true }).catch(fail);
-    const service = await startService(runtime, roles as Role[], server ? { server } : {}).catch(fail);
+    const service = await startService(runtime, roles as Role[], { server }).catch(fail);
     runtime.log.info({ url: service.url, roles }, 'earshot is running');
     let stopping = false;
     const stop = async (signal: string) => {
@@ -169,24 +173,55 @@ program
   .command('ingest')
   .description('validate and ingest an NDJSON file of producer events')
   .argument('<file>', 'one event per line (contracts.md §2)')
+  .addOption(new Option('--via <transport>', 'produce to the Kafka topics instead').choices(['kafka']))
   .addOption(json)
   .action(
-    admin(async (runtime, file: string) => {
+    admin(async (runtime, file: string, options: { via?: 'kafka' }) => {
       const bar = progressBar('ingest');
+      const hooks = {
+        onProgress: (done: number, total: number) => bar.update(done, total),
+        onRejected: (line: number, problems: ErrorDetail[]) => {
+          for (const problem of problems)
+            process.stderr.write(`line ${line}: ${problem.location} ${problem.message}\n`);
+        },
+      };
       try {
-        const result = await ingestFile(runtime.store, file, {
-          onProgress: (done, total) => bar.update(done, total),
-          onRejected: (line, problems) => {
-            for (const problem of problems)
-              process.stderr.write(`line ${line}: ${problem.location} ${problem.message}\n`);
-          },
-        });
+        const result =
+          options.via === 'kafka'
+            ? await ingestFileViaKafka(runtime.config.kafkaBrokers ?? [], file, hooks)
+            : await ingestFile(runtime.store, file, hooks);
         if (result.rejected > 0) process.exitCode = 1;
         return { ...result };
       } finally {
         bar.stop();
       }
     }),
+  );
+
+program
+  .command('chat')
+  .description('connected chat workspaces (Slack)')
+  .command('add')
+  .requiredOption('--project <id>')
+  .requiredOption('--team-id <id>', 'the workspace id (T…)')
+  .requiredOption('--team-name <name>')
+  .requiredOption('--bot-token <token>', 'the bot token (xoxb-…); stored encrypted')
+  .addOption(json)
+  .action(
+    admin(
+      async (runtime, options: { project: string; teamId: string; teamName: string; botToken: string }) => {
+        const connection = await addChatConnection(
+          { db: runtime.db, box: createSecretBox(runtime.secretKey), now: runtime.now },
+          {
+            projectId: options.project,
+            teamId: options.teamId,
+            teamName: options.teamName,
+            botToken: options.botToken,
+          },
+        );
+        return { ...connection };
+      },
+    ),
   );
 
 program

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyServerFactory,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Db } from '../db/db.ts';
 import { NotFoundError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
@@ -9,7 +15,7 @@ import { type CursorCodec, createCursorCodec } from './cursor.ts';
 import type { EarlyServer } from './early-server.ts';
 import { healthRoutes } from './health.ts';
 import { problemSchema, sendProblem, toProblem } from './problem.ts';
-import { validatorCompiler } from './validation.ts';
+import { buildValidator } from './validation.ts';
 
 export interface HttpDeps {
   db: Db;
@@ -34,7 +40,7 @@ export const API_VERSION = '0.1.0';
 
 /** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const options: FastifyServerOptions & { serverFactory?: FastifyServerFactory } = {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -42,20 +48,25 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     ...(deps.server
       ? {
-          serverFactory: (handler: Parameters<EarlyServer['attach']>[0]) => {
+          serverFactory: ((handler: Parameters<EarlyServer['attach']>[0]) => {
             deps.server!.attach(handler);
             return deps.server!.server;
-          },
+          }) as FastifyServerFactory,
         }
       : {}),
+    // A factory rather than setValidatorCompiler: plugins that add shared schemas get a context
+    // of their own, which must still validate bodies without coercion.
+    schemaController: {
+      compilersFactory: { buildValidator: (shared: Record<string, object>) => buildValidator(shared) },
+    } as unknown as FastifyServerOptions['schemaController'],
     bodyLimit: deps.bodyLimit ?? 10 * 1024 * 1024 + 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
-  });
+  };
+  const app = Fastify(options) as unknown as FastifyInstance;
 
   app.decorate('db', deps.db);
   app.decorate('cursors', createCursorCodec(deps.cursorKey));
   app.addSchema(problemSchema);
-  app.setValidatorCompiler(validatorCompiler());
 
   app.setErrorHandler((error, request, reply) => {
     const body = toProblem(error, request);

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type AnySchema, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -7,20 +7,19 @@ import type { FastifySchemaCompiler } from 'fastify';
  * while query strings, paths and headers arrive as text and are coerced to their declared types.
  * Every error is reported, not just the first: bodies are size-limited and schemas bounded.
  */
-function makeAjv(options: Options) {
-  const ajv = new Ajv({
-    allErrors: true,
-    useDefaults: true,
-    removeAdditional: false,
-    strict: false,
-    ...options,
-  });
+function makeAjv(options: Options, shared: Record<string, AnySchema>) {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, ...options });
   addFormats.default(ajv);
+  for (const schema of Object.values(shared)) ajv.addSchema(schema);
   return ajv;
 }
 
-export function validatorCompiler(): FastifySchemaCompiler<object> {
-  const body = makeAjv({ coerceTypes: false });
-  const text = makeAjv({ coerceTypes: 'array' });
+/**
+ * Builds the validator compiler of one fastify context. Used as the schema controller's factory,
+ * so plugins that add shared schemas get the same rules, not fastify's coercing default.
+ */
+export function buildValidator(shared: Record<string, AnySchema> = {}): FastifySchemaCompiler<object> {
+  const body = makeAjv({ coerceTypes: false }, shared);
+  const text = makeAjv({ coerceTypes: 'array' }, shared);
   return ({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema);
 }

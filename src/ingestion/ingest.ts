@@ -1,4 +1,5 @@
 import type { EventStore } from '../eventstore/port.ts';
+import { type IngestTransport, metrics } from '../observability/metrics.ts';
 import { type IngestEvent, STORED_TYPE, storedEventId, streamOf } from './events.ts';
 
 export interface IngestResult {
@@ -11,7 +12,11 @@ export interface IngestResult {
  * redelivered event_id is a no-op and counted as a duplicate. The stored event's id is also its
  * correlation id: every event caused by it downstream (matches, deliveries) carries it.
  */
-export async function ingestEvents(store: EventStore, events: readonly IngestEvent[]): Promise<IngestResult> {
+export async function ingestEvents(
+  store: EventStore,
+  events: readonly IngestEvent[],
+  transport: IngestTransport = 'http',
+): Promise<IngestResult> {
   const result: IngestResult = { accepted: 0, duplicates: 0 };
   for (const event of events) {
     const id = storedEventId(event.event_id);
@@ -24,6 +29,7 @@ export async function ingestEvents(store: EventStore, events: readonly IngestEve
     );
     if (appended.duplicate) result.duplicates++;
     else result.accepted++;
+    metrics.ingestEvents.inc({ result: appended.duplicate ? 'duplicate' : 'accepted', transport });
   }
   return result;
 }

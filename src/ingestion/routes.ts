@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type ErrorDetail, ValidationError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { problemResponses } from '../http/problem.ts';
+import { metrics } from '../observability/metrics.ts';
 import type { IngestEvent } from './events.ts';
 import { ingestEvents } from './ingest.ts';
 import { validateEvent } from './validate.ts';
@@ -39,12 +40,14 @@ export function ingestionRoutes(store: EventStore) {
       async (request, reply) => {
         const { events } = request.body;
         const errors: ErrorDetail[] = events.flatMap((event, i) => validateEvent(event, `/events/${i}`));
-        if (errors.length > 0)
+        if (errors.length > 0) {
+          metrics.ingestEvents.inc({ result: 'rejected', transport: 'http' }, events.length);
           throw new ValidationError(
             'invalid_events',
             `The batch was rejected: ${errors.length} problem(s).`,
             errors,
           );
+        }
         const result = await ingestEvents(store, events as IngestEvent[]);
         return reply.code(202).send(result);
       },

@@ -231,3 +231,33 @@ describe('HTTP foundation', () => {
     expect(document.paths['/v1/fixture/things'].post.requestBody).toBeDefined();
   });
 });
+
+describe('validation in plugins that add shared schemas', () => {
+  it('still checks bodies without type coercion', async () => {
+    const testDb = await createTestDb();
+    const app = await buildHttpApp({
+      db: testDb.db,
+      cursorKey: Buffer.alloc(32),
+      routes: [
+        async (child) => {
+          child.addSchema({ $id: 'Title', type: 'string', minLength: 1 });
+          child.post(
+            '/v1/fixture/shared',
+            { schema: { body: { type: 'object', required: ['title'], properties: { title: { $ref: 'Title#' } } } } },
+            async (request) => request.body,
+          );
+        },
+      ],
+    });
+    try {
+      const tenant = await createTenant(testDb.db);
+      const coerced = await app.inject({ method: 'POST', url: '/v1/fixture/shared', headers: tenant.headers, payload: { title: 5 } });
+      expect(coerced.statusCode).toBe(422);
+      const ok = await app.inject({ method: 'POST', url: '/v1/fixture/shared', headers: tenant.headers, payload: { title: 'x' } });
+      expect(ok.json()).toEqual({ title: 'x' });
+    } finally {
+      await app.close();
+      await testDb.drop();
+    }
+  });
+});
