@@ -95,3 +95,20 @@ export interface EventStore {
 }
 
 export const START = '0/0';
+
+/**
+ * Orders two positions of the same store (negative, zero, positive): both adapters encode two
+ * non-negative integers "<major>/<minor>", compared numerically, major first.
+ */
+export function comparePositions(a: string, b: string): number {
+  const [am, an] = positionParts(a);
+  const [bm, bn] = positionParts(b);
+  if (am !== bm) return am < bm ? -1 : 1;
+  return an === bn ? 0 : an < bn ? -1 : 1;
+}
+
+function positionParts(position: string): [bigint, bigint] {
+  const match = /^(\d{1,20})\/(\d{1,20})$/.exec(position);
+  if (!match) throw new Error(`Not an event-store position: ${JSON.stringify(position)}.`);
+  return [BigInt(match[1]!), BigInt(match[2]!)];
+}

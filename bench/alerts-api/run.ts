@@ -1,0 +1,157 @@
+// bench/alerts-api: alert create and GET throughput against the running service (a real
+// `earshot serve` process), next to a bare fastify route reading one row with pg, same run.
+// Target: GET of one alert ≥ 40% of the bare route's requests/s, p99 < 20 ms at that rate.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { createKey } from '../../src/platform/keys.ts';
+import {
+  createOrganization,
+  createProject,
+  setAlertPacks,
+  verifyEmail,
+} from '../../src/platform/organizations.ts';
+
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const schema = `bench_alerts_${randomBytes(4).toString('hex')}`;
+const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function start(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    child.stdout!.once('data', () => resolve({ child, url: '' }));
+  });
+}
+
+async function waitReady(url: string) {
+  for (let i = 0; i < 600; i++) {
+    const response = await fetch(url).catch(() => undefined);
+    if (response?.ok) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+function cannon(options: autocannon.Options) {
+  return new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon({ connections: CONNECTIONS, duration: DURATION, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    ),
+  );
+}
+
+const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
+await admin.query(`create schema ${schema}`);
+const db = openPostgres({ connectionString: BASE_URL, schema, max: 4 });
+const children: ChildProcess[] = [];
+try {
+  await migrate(db);
+  const store = createPostgresEventStore(db);
+  const org = await createOrganization(db, { name: 'Bench', plan: 'ENTERPRISE' });
+  await setAlertPacks(db, org.id, 1_000_000);
+  const project = await createProject(db, { organizationId: org.id, name: 'Bench' });
+  const { key } = await createKey(db, { kind: 'project', projectId: project.id });
+  await ingestEvents(store, [
+    {
+      type: 'entity.upserted',
+      event_id: 'bench-entity',
+      occurred_at: new Date().toISOString(),
+      entity: { id: 'ent-bench', slug: 'bench-co', name: 'Bench Co', entity_type: 'COMPANY' },
+    },
+  ]);
+  await store.close();
+
+  const servicePort = 18600 + Math.floor(Math.random() * 200);
+  const barePort = servicePort + 300;
+  const service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api,projector'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: schemaUrl,
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(service);
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  await waitReady(`${serviceUrl}/readyz`);
+  const bare = await start(['--import', 'tsx', 'bench/alerts-api/bare-server.ts'], {
+    DATABASE_URL: schemaUrl,
+    PORT: String(barePort),
+  });
+  children.push(bare.child);
+
+  // The entity must be projected (by the service's projector) before an alert can name it.
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const createBody = JSON.stringify({
+    title: 'Bench alert',
+    entities: [{ entity_type: 'COMPANY', entity_id: 'ent-bench' }],
+    notifications: [{ type: 'EMAIL', email: 'bench@example.com' }],
+  });
+  await verifyEmail(db, org.id, 'bench@example.com');
+  let first: Response | undefined;
+  for (let i = 0; i < 100; i++) {
+    first = await fetch(`${serviceUrl}/v1/projects/${project.id}/alerts`, {
+      method: 'POST',
+      headers,
+      body: createBody,
+    });
+    if (first.ok) break;
+    await sleep(100);
+  }
+  if (!first?.ok) throw new Error(`create failed: ${first?.status} ${await first?.text()}`);
+  const alert = (await first.json()) as { id: string };
+
+  const create = await cannon({
+    url: `${serviceUrl}/v1/projects/${project.id}/alerts`,
+    method: 'POST',
+    headers,
+    body: createBody,
+    duration: Math.max(3, Math.round(DURATION / 2)),
+  });
+  const get = await cannon({ url: `${serviceUrl}/v1/alerts/${alert.id}`, headers: { 'x-api-key': key } });
+  const baseline = await cannon({ url: `http://127.0.0.1:${barePort}/alerts/${alert.id}` });
+  // Latency is judged at the target rate (40% of the bare route's), not at saturation.
+  const targetRate = Math.floor(baseline.requests.average * 0.4);
+  const paced = await cannon({
+    url: `${serviceUrl}/v1/alerts/${alert.id}`,
+    headers: { 'x-api-key': key },
+    overallRate: targetRate,
+  });
+
+  const row = (name: string, result: autocannon.Result) =>
+    `${name.padEnd(34)} ${result.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx ${result.non2xx}  errors ${result.errors}`;
+  const ratio = get.requests.average / baseline.requests.average;
+  console.log(
+    `\nbench/alerts-api  (${CONNECTIONS} connections, ${DURATION}s per GET run, PostgreSQL ${BASE_URL.replace(/\/\/.*@/, '//')})`,
+  );
+  console.log(row('POST /v1/projects/{id}/alerts', create));
+  console.log(row('GET /v1/alerts/{id}', get));
+  console.log(row('bare fastify + pg, one row', baseline));
+  console.log(row(`GET /v1/alerts/{id} at ${targetRate} req/s`, paced));
+  console.log(
+    `GET / bare = ${(ratio * 100).toFixed(1)}%  (target ≥ 40%: ${ratio >= 0.4 ? 'met' : 'NOT met'});  GET p99 at ${targetRate} req/s: ${paced.latency.p99} ms (target < 20 ms: ${paced.latency.p99 < 20 ? 'met' : 'NOT met'})`,
+  );
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await sleep(500);
+  await db.close();
+  await admin.query(`drop schema ${schema} cascade`);
+  await admin.close();
+}

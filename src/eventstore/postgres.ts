@@ -1,0 +1,342 @@
+import { randomUUID } from 'node:crypto';
+import type { Db, Queryable } from '../db/db.ts';
+import { BadRequestError, ConflictError, ValidationError, WrongExpectedRevisionError } from '../errors.ts';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  NewEvent,
+  ReadAllOptions,
+  ReadAllPage,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from './port.ts';
+import { START } from './port.ts';
+import { AppendWakeups } from './wakeups.ts';
+
+/** The channel append_events notifies on each append (schemas/migrations/0002_eventstore.sql). */
+export const EVENTS_CHANNEL = 'earshot_events';
+
+export interface PostgresEventStoreOptions {
+  /** Events per readAll page when the caller gives no limit, and per subscription batch. Default 1000. */
+  pageSize?: number;
+  /**
+   * How long a caught-up subscriber waits for a notification before reading again, in ms.
+   * Default 200: an event can become readable without a new append, when an unrelated
+   * transaction that held the visibility horizon back ends.
+   */
+  pollIntervalMs?: number;
+}
+
+export interface PostgresEventStore extends EventStore {
+  /**
+   * Appends inside the caller's transaction, so events and the caller's own rows commit together.
+   * Throws StreamOrderConflictError when a writer with a newer transaction appended to the stream
+   * first: roll back and retry the whole transaction.
+   */
+  appendInTransaction(
+    tx: Queryable,
+    streamId: string,
+    events: readonly NewEvent[],
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
+  /** Number of events readAll would return after `after` (for progress bars). */
+  countAll(options?: Omit<ReadAllOptions, 'limit'>): Promise<number>;
+}
+
+/**
+ * The stream's last event was appended by a transaction newer than this one: appending now would
+ * list this revision before the earlier one in "all". Retrying in a new transaction succeeds.
+ */
+export class StreamOrderConflictError extends ConflictError {
+  constructor(readonly streamId: string) {
+    super(
+      'concurrent_modification',
+      `Stream ${streamId} was appended to by a newer transaction; retry in a new transaction.`,
+    );
+  }
+}
+
+interface AppendRow {
+  status: 'appended' | 'duplicate' | 'partial_duplicate' | 'wrong_revision' | 'reordered';
+  revision: number;
+  transaction_id: string | null;
+  global_position: number | null;
+}
+
+interface EventRow {
+  tx: string;
+  gp: number;
+  stream_id: string;
+  stream_revision: number;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_ms: number;
+}
+
+// recorded_at as epoch milliseconds: parsing a number is cheaper than a timestamp string, and
+// catch-up reading is bound by row parsing.
+const EVENT_COLUMNS = `e.transaction_id::text as tx, e.global_position as gp, e.stream_id, e.stream_revision,
+  e.event_id, e.type, e.data, e.metadata, (extract(epoch from e.recorded_at) * 1000)::float8 as recorded_ms`;
+
+// Only transactions below the snapshot's xmin are certainly finished: anything at or above it may
+// still commit with a lower global_position than events already read (STYLE.md, SQL).
+const VISIBLE = 'e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
+const AFTER = '(e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)';
+
+const READ_ALL = `select ${EVENT_COLUMNS} from events e
+  where ${AFTER} and ${VISIBLE}
+  order by e.transaction_id, e.global_position
+  limit $3`;
+
+// One ordered index range per type (events_type), merged; head is the last visible event of any
+// type, read in the same snapshot, so a filtered reader can move past events it does not want.
+const READ_ALL_FILTERED = `select h.head, p.* from
+  (select (select e.transaction_id::text || '/' || e.global_position from events e
+           where ${VISIBLE} order by e.transaction_id desc, e.global_position desc limit 1) as head) h
+  left join lateral (
+    select f.* from unnest($4::text[]) as t(type)
+    cross join lateral (
+      select e.transaction_id as xid, ${EVENT_COLUMNS} from events e
+      where e.type = t.type and ${AFTER} and ${VISIBLE}
+      order by e.transaction_id, e.global_position
+      limit $3
+    ) f
+    order by f.xid, f.gp
+    limit $3
+  ) p on true
+  order by p.xid, p.gp`;
+
+const COUNT_ALL = `select count(*) as n from events e
+  where ${AFTER} and ${VISIBLE} and ($3::text[] is null or e.type = any ($3::text[]))`;
+
+const READ_STREAM = `select ${EVENT_COLUMNS} from events e
+  where e.stream_id = $1 and e.stream_revision >= $2
+  order by e.stream_revision
+  limit $3`;
+
+const APPEND =
+  'select * from append_events($1, $2, $3, $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::boolean)';
+
+const MAX_REORDER_RETRIES = 10;
+
+export function formatPosition(
+  transactionId: string | number | bigint,
+  globalPosition: number | bigint,
+): string {
+  return `${transactionId}/${globalPosition}`;
+}
+
+export function parsePosition(position: string): [transactionId: string, globalPosition: string] {
+  const match = /^(\d{1,20})\/(\d{1,19})$/.exec(position);
+  if (!match) {
+    throw new BadRequestError(
+      'invalid_position',
+      `Not an event-store position: ${JSON.stringify(position)}.`,
+    );
+  }
+  return [match[1]!, match[2]!];
+}
+
+function comparePositions(a: string, b: string): number {
+  const [ax, ag] = parsePosition(a).map(BigInt) as [bigint, bigint];
+  const [bx, bg] = parsePosition(b).map(BigInt) as [bigint, bigint];
+  if (ax !== bx) return ax < bx ? -1 : 1;
+  return ag === bg ? 0 : ag < bg ? -1 : 1;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: row.stream_revision,
+    position: `${row.tx}/${row.gp}`,
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: new Date(row.recorded_ms),
+  };
+}
+
+function withContext(event: NewEvent, options: AppendOptions): EventMetadata {
+  const metadata: EventMetadata = {};
+  if (options.correlationId !== undefined) metadata.correlationId = options.correlationId;
+  if (options.causationId !== undefined) metadata.causationId = options.causationId;
+  for (const [key, value] of Object.entries(event.metadata ?? {})) {
+    if (value !== undefined) metadata[key] = value;
+  }
+  return metadata;
+}
+
+function appendParams(streamId: string, events: readonly NewEvent[], options: AppendOptions): unknown[] {
+  if (events.length === 0) throw new ValidationError('empty_append', 'An append needs at least one event.');
+  const expected = options.expectedRevision ?? 'any';
+  if (typeof expected === 'number' && !(Number.isInteger(expected) && expected >= -1)) {
+    throw new ValidationError(
+      'invalid_expected_revision',
+      `Expected revision must be an integer >= -1, got ${expected}.`,
+    );
+  }
+  const ids = events.map((event) => event.id ?? randomUUID());
+  if (new Set(ids).size !== ids.length) {
+    throw new ValidationError('duplicate_event_id', 'The events of one append must have distinct ids.');
+  }
+  return [
+    streamId,
+    typeof expected === 'number' ? 'exact' : expected,
+    typeof expected === 'number' ? expected : null,
+    ids,
+    events.map((event) => event.type),
+    events.map((event) => JSON.stringify(event.data ?? null)),
+    events.map((event) => JSON.stringify(withContext(event, options))),
+  ];
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+export function createPostgresEventStore(
+  db: Db,
+  options: PostgresEventStoreOptions = {},
+): PostgresEventStore {
+  const pageSize = options.pageSize ?? 1000;
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const wakeups = new AppendWakeups(db, EVENTS_CHANNEL);
+  const closing = new AbortController();
+
+  async function callAppend(q: Queryable, params: unknown[], notify: boolean): Promise<AppendRow> {
+    const { rows } = await q.query<AppendRow>(APPEND, [...params, notify]);
+    const row = rows[0];
+    if (!row) throw new Error('append_events returned no row');
+    return row;
+  }
+
+  function result(streamId: string, params: unknown[], row: AppendRow): AppendResult {
+    switch (row.status) {
+      case 'appended':
+      case 'duplicate':
+        return {
+          nextRevision: row.revision,
+          position: formatPosition(row.transaction_id!, row.global_position!),
+          duplicate: row.status === 'duplicate',
+        };
+      case 'wrong_revision': {
+        const expected = params[1] === 'exact' ? (params[2] as number) : (params[1] as string);
+        throw new WrongExpectedRevisionError(streamId, expected, row.revision);
+      }
+      case 'partial_duplicate':
+        throw new ConflictError(
+          'duplicate_event_id',
+          `Some but not all events of this append to ${streamId} are already stored: an event id was reused.`,
+        );
+      case 'reordered':
+        throw new StreamOrderConflictError(streamId);
+    }
+  }
+
+  async function readAll(readOptions: ReadAllOptions = {}): Promise<ReadAllPage> {
+    const after = readOptions.after ?? START;
+    const [xid, gp] = parsePosition(after);
+    const limit = readOptions.limit ?? pageSize;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new ValidationError('invalid_limit', `A read limit must be a positive integer, got ${limit}.`);
+    }
+    const types = readOptions.eventTypes;
+    if (!types) {
+      const { rows } = await db.query<EventRow>(READ_ALL, [xid, gp, limit]);
+      const events = rows.map(toRecorded);
+      return { events, lastPosition: events.at(-1)?.position ?? after };
+    }
+    if (types.length === 0) return { events: [], lastPosition: after };
+    const { rows } = await db.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, [
+      xid,
+      gp,
+      limit,
+      [...new Set(types)],
+    ]);
+    const events = rows.filter((row) => row.event_id !== null).map(toRecorded);
+    if (events.length === limit) return { events, lastPosition: events.at(-1)!.position };
+    const head = rows[0]?.head;
+    return { events, lastPosition: head && comparePositions(head, after) > 0 ? head : after };
+  }
+
+  return {
+    async append(streamId, events, appendOptions = {}) {
+      const params = appendParams(streamId, events, appendOptions);
+      for (let attempt = 0; ; attempt++) {
+        let row: AppendRow;
+        try {
+          row = await callAppend(db, params, false);
+        } catch (error) {
+          // The same ids were appended to another stream at the same moment: the next call sees them.
+          if (isUniqueViolation(error) && attempt < MAX_REORDER_RETRIES) continue;
+          throw error;
+        }
+        if (row.status === 'reordered' && attempt < MAX_REORDER_RETRIES) continue;
+        if (row.status === 'appended') wakeups.announce();
+        return result(streamId, params, row);
+      }
+    },
+
+    async appendInTransaction(tx, streamId, events, appendOptions = {}) {
+      const params = appendParams(streamId, events, appendOptions);
+      try {
+        return result(streamId, params, await callAppend(tx, params, true));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        throw new ConflictError(
+          'concurrent_modification',
+          `Another append stored some of these event ids at the same moment; retry in a new transaction to get its result.`,
+          [],
+          { cause: error },
+        );
+      }
+    },
+
+    async readStream(streamId, readOptions = {}) {
+      const { rows } = await db.query<EventRow>(READ_STREAM, [
+        streamId,
+        readOptions.fromRevision ?? 0,
+        readOptions.limit ?? null,
+      ]);
+      return rows.map(toRecorded);
+    },
+
+    readAll,
+
+    async countAll(countOptions = {}) {
+      const [xid, gp] = parsePosition(countOptions.after ?? START);
+      const { rows } = await db.query<{ n: number }>(COUNT_ALL, [xid, gp, countOptions.eventTypes ?? null]);
+      return rows[0]?.n ?? 0;
+    },
+
+    subscribe(subscribeOptions: SubscribeOptions): Subscription {
+      const { handle, signal, eventTypes } = subscribeOptions;
+      const limit = subscribeOptions.limit ?? pageSize;
+      const done = (async () => {
+        if (closing.signal.aborted) throw new Error('The event store is closed.');
+        await wakeups.start();
+        let position = subscribeOptions.after ?? START;
+        parsePosition(position);
+        while (!signal.aborted && !closing.signal.aborted) {
+          const seen = wakeups.generation;
+          const page = await readAll({ after: position, limit, ...(eventTypes ? { eventTypes } : {}) });
+          if (page.events.length > 0) await handle(page.events, page.lastPosition);
+          position = page.lastPosition;
+          if (page.events.length < limit) await wakeups.wait(seen, pollIntervalMs, [signal, closing.signal]);
+        }
+      })();
+      return { done };
+    },
+
+    async close() {
+      closing.abort();
+      await wakeups.stop();
+    },
+  };
+}

@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { BadRequestError, ConflictError, ValidationError } from '../../src/errors.ts';
+import type { NewEvent, RecordedEvent } from '../../src/eventstore/port.ts';
+import { START } from '../../src/eventstore/port.ts';
+import {
+  createPostgresEventStore,
+  EVENTS_CHANNEL,
+  type PostgresEventStore,
+  StreamOrderConflictError,
+} from '../../src/eventstore/postgres.ts';
+import {
+  createDb,
+  createPgliteDb,
+  createTestDb,
+  ENGINES,
+  TEST_DATABASE_URL,
+  type TestDb,
+} from '../support/db.ts';
+import { describeEventStoreContract, readAllUntil } from './contract.ts';
+
+describeEventStoreContract('PostgreSQL', async () => {
+  const testDb = await createTestDb({ max: 20 });
+  const store = createPostgresEventStore(testDb.db);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await testDb.drop();
+    },
+  };
+});
+
+describeEventStoreContract('PGlite', async () => {
+  const db = await createPgliteDb();
+  const store = createPostgresEventStore(db);
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await db.close();
+    },
+  };
+});
+
+const event = (type = 'ThingHappened', data: unknown = {}): NewEvent => ({ id: randomUUID(), type, data });
+
+describe.each(ENGINES)('PostgreSQL event store on %s', (engine) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let store: PostgresEventStore;
+  beforeAll(async () => {
+    ({ db, drop } = await createDb(engine));
+    store = createPostgresEventStore(db);
+  });
+  afterAll(async () => {
+    await store.close();
+    await drop();
+  });
+
+  it('encodes positions as "<transaction id>/<global position>" after START', async () => {
+    const result = await store.append(`pos-${randomUUID()}`, [event(), event()]);
+    expect(START).toBe('0/0');
+    expect(result.position).toMatch(/^\d+\/\d+$/);
+    const { rows } = await db.query<{ tx: string; gp: number }>(
+      'select transaction_id::text as tx, global_position as gp from events order by global_position desc limit 1',
+    );
+    expect(result.position).toBe(`${rows[0]?.tx}/${rows[0]?.gp}`);
+  });
+
+  it('rejects a position that is not one of its own', async () => {
+    await expect(store.readAll({ after: 'nonsense' })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(store.readAll({ after: '12' })).rejects.toMatchObject({ errorCode: 'invalid_position' });
+    await expect(store.readAll({ limit: 0 })).rejects.toMatchObject({ errorCode: 'invalid_limit' });
+  });
+
+  it('rejects an empty append and a batch that repeats an id', async () => {
+    await expect(store.append('empty', [])).rejects.toBeInstanceOf(ValidationError);
+    const repeated = event();
+    await expect(store.append('repeated', [repeated, repeated])).rejects.toMatchObject({
+      errorCode: 'duplicate_event_id',
+    });
+  });
+
+  it('stores an event id once across streams: a repeat in another stream is a duplicate', async () => {
+    const shared = event();
+    const first = await store.append(`a-${randomUUID()}`, [shared]);
+    const again = await store.append(`b-${randomUUID()}`, [shared]);
+    expect(again).toEqual({ ...first, duplicate: true });
+  });
+
+  it('refuses a batch of which only some ids are stored', async () => {
+    const stream = `partial-${randomUUID()}`;
+    const stored = event();
+    await store.append(stream, [stored]);
+    const error = await store.append(stream, [stored, event()]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ errorCode: 'duplicate_event_id' });
+    expect(await store.readStream(stream)).toHaveLength(1);
+  });
+
+  it('appends inside a caller transaction, committing with its rows or not at all', async () => {
+    await db.exec('create table if not exists side_rows (id text primary key)');
+    const committed = `tx-ok-${randomUUID()}`;
+    await db.transaction(async (tx) => {
+      await store.appendInTransaction(tx, committed, [event()], { expectedRevision: 'no_stream' });
+      await tx.query('insert into side_rows (id) values ($1)', [committed]);
+    });
+    expect(await store.readStream(committed)).toHaveLength(1);
+
+    const rolledBack = `tx-fail-${randomUUID()}`;
+    await expect(
+      db.transaction(async (tx) => {
+        await store.appendInTransaction(tx, rolledBack, [event()]);
+        await tx.query('insert into side_rows (id) values ($1)', [rolledBack]);
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    expect(await store.readStream(rolledBack)).toEqual([]);
+    const { rows } = await db.query('select id from side_rows where id = $1', [rolledBack]);
+    expect(rows).toEqual([]);
+    // The stream stays appendable as new: the rolled-back append left no revision behind.
+    await store.append(rolledBack, [event()], { expectedRevision: 'no_stream' });
+  });
+
+  it('counts the events readAll would return, by type', async () => {
+    const type = `Counted_${randomUUID().slice(0, 8)}`;
+    await store.append(`count-${randomUUID()}`, [event(type), event(type), event()]);
+    await readAllUntil(store, { eventTypes: [type] }, 2);
+    expect(await store.countAll({ eventTypes: [type] })).toBe(2);
+    expect(await store.countAll()).toBeGreaterThanOrEqual(3);
+  });
+
+  it('moves a filtered reader past events it did not ask for', async () => {
+    await store.append(`skip-${randomUUID()}`, [event()]);
+    const all = await readAllUntil(store, {}, 1);
+    const page = await store.readAll({ eventTypes: [`Absent_${randomUUID()}`] });
+    expect(page.events).toEqual([]);
+    expect(page.lastPosition).toBe(all.at(-1)?.position);
+  });
+});
+
+describe('PostgreSQL event store across connections', () => {
+  let testDb: TestDb;
+  let store: PostgresEventStore;
+  beforeAll(async () => {
+    testDb = await createTestDb({ max: 40 });
+    store = createPostgresEventStore(testDb.db);
+  });
+  afterAll(async () => {
+    await store.close();
+    await testDb.drop();
+  });
+
+  it('hides an event committed while an older transaction is open, then shows both in order', async () => {
+    const type = `Late_${randomUUID().slice(0, 8)}`;
+    let releaseOlder!: () => void;
+    const olderMayCommit = new Promise<void>((resolve) => {
+      releaseOlder = resolve;
+    });
+    let olderAppended!: () => void;
+    const olderHasAppended = new Promise<void>((resolve) => {
+      olderAppended = resolve;
+    });
+    const olderEvent = event(type, { who: 'older' });
+    const older = testDb.db.transaction(async (tx) => {
+      await store.appendInTransaction(tx, `older-${randomUUID()}`, [olderEvent]);
+      olderAppended();
+      await olderMayCommit;
+    });
+    await olderHasAppended;
+    const newerEvent = event(type, { who: 'newer' });
+    await store.append(`newer-${randomUUID()}`, [newerEvent]);
+
+    // The newer event is committed, but a reader that took it now would pass the older one forever.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await store.readAll({ eventTypes: [type] })).events).toEqual([]);
+
+    releaseOlder();
+    await older;
+    const events = await readAllUntil(store, { eventTypes: [type] }, 2);
+    expect(events.map((recorded) => recorded.id)).toEqual([olderEvent.id, newerEvent.id]);
+  });
+
+  it('delivers every event exactly once to a live subscriber while transactions commit out of order', async () => {
+    const received = new Map<string, number>();
+    const delivered: RecordedEvent[] = [];
+    const controller = new AbortController();
+    // Start at the head: events of earlier tests in this schema are all readable by now.
+    const head = (await store.readAll({ eventTypes: ['NothingOfThisType'] })).lastPosition;
+    const subscription = store.subscribe({
+      after: head,
+      signal: controller.signal,
+      limit: 50,
+      handle: async (events) => {
+        for (const recorded of events) {
+          received.set(recorded.id, (received.get(recorded.id) ?? 0) + 1);
+          delivered.push(recorded);
+        }
+      },
+    });
+
+    const appended: { id: string; committedAt: number }[] = [];
+    const sharedStream = `shared-${randomUUID()}`;
+    const appenders = Array.from({ length: 16 }, async (_, appender) => {
+      for (let round = 0; round < 6; round++) {
+        const events = [event('Raced', { appender, round }), event('Raced', { appender, round })];
+        if (appender % 2 === 0) {
+          // Appends early, then holds its transaction open while others commit.
+          await testDb.db.transaction(async (tx) => {
+            await store.appendInTransaction(tx, `held-${appender}-${round}`, events);
+            await tx.query('select pg_sleep($1)', [Math.random() * 0.15]);
+          });
+        } else {
+          await store.append(sharedStream, events);
+        }
+        const committedAt = performance.now();
+        for (const recorded of events) appended.push({ id: recorded.id!, committedAt });
+      }
+    });
+    await Promise.all(appenders);
+
+    const deadline = Date.now() + 15_000;
+    while (received.size < appended.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    controller.abort();
+    await subscription.done;
+
+    expect(received.size).toBe(appended.length);
+    expect([...received.values()].every((count) => count === 1)).toBe(true);
+    expect(new Set(appended.map((item) => item.id))).toEqual(new Set(received.keys()));
+
+    // The race is real: some event with a lower global_position committed after one with a higher
+    // one, which a reader ordered by global_position alone would have skipped.
+    const committedAt = new Map(appended.map((item) => [item.id, item.committedAt]));
+    const byGlobalPosition = [...delivered].sort((a, b) => globalPosition(a) - globalPosition(b));
+    let lateCommits = 0;
+    let latestCommit = 0;
+    for (const recorded of byGlobalPosition) {
+      const at = committedAt.get(recorded.id)!;
+      if (at < latestCommit) lateCommits++;
+      latestCommit = Math.max(latestCommit, at);
+    }
+    expect(lateCommits).toBeGreaterThan(0);
+
+    // One stream's events reach "all" in revision order even under contention.
+    const shared = delivered.filter((recorded) => recorded.streamId === sharedStream);
+    expect(shared.map((recorded) => recorded.revision)).toEqual(shared.map((_, index) => index));
+  });
+
+  it('refuses to append a revision after a newer transaction appended to the stream', async () => {
+    const stream = `order-${randomUUID()}`;
+    await expect(
+      testDb.db.transaction(async (tx) => {
+        await tx.query('select pg_current_xact_id()');
+        await store.append(stream, [event()]);
+        await store.appendInTransaction(tx, stream, [event()]);
+      }),
+    ).rejects.toBeInstanceOf(StreamOrderConflictError);
+    expect((await store.readStream(stream)).map((recorded) => recorded.revision)).toEqual([0]);
+  });
+
+  it('stores an id once when many streams append it at the same moment', async () => {
+    const shared = event();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => store.append(`dup-${index}-${randomUUID()}`, [shared])),
+    );
+    expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
+    const { rows } = await testDb.db.query<{ n: number }>(
+      'select count(*) as n from events where event_id = $1',
+      [shared.id],
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it('notifies listeners in any process on each append', async () => {
+    const other = openPostgres({ connectionString: TEST_DATABASE_URL, schema: testDb.schema, max: 2 });
+    let resolveNotified!: () => void;
+    const notified = new Promise<void>((resolve) => {
+      resolveNotified = resolve;
+    });
+    const unlisten = await other.listen(EVENTS_CHANNEL, () => resolveNotified());
+    try {
+      await store.append(`notify-${randomUUID()}`, [event()]);
+      await expect(
+        Promise.race([
+          notified,
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no notification')), 5_000)),
+        ]),
+      ).resolves.toBeUndefined();
+    } finally {
+      await unlisten();
+      await other.close();
+    }
+  });
+});
+
+function globalPosition(recorded: RecordedEvent): number {
+  return Number(recorded.position.split('/')[1]);
+}
