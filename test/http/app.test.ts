@@ -243,7 +243,11 @@ describe('validation in plugins that add shared schemas', () => {
           child.addSchema({ $id: 'Title', type: 'string', minLength: 1 });
           child.post(
             '/v1/fixture/shared',
-            { schema: { body: { type: 'object', required: ['title'], properties: { title: { $ref: 'Title#' } } } } },
+            {
+              schema: {
+                body: { type: 'object', required: ['title'], properties: { title: { $ref: 'Title#' } } },
+              },
+            },
             async (request) => request.body,
           );
         },
@@ -251,9 +255,19 @@ describe('validation in plugins that add shared schemas', () => {
     });
     try {
       const tenant = await createTenant(testDb.db);
-      const coerced = await app.inject({ method: 'POST', url: '/v1/fixture/shared', headers: tenant.headers, payload: { title: 5 } });
+      const coerced = await app.inject({
+        method: 'POST',
+        url: '/v1/fixture/shared',
+        headers: tenant.headers,
+        payload: { title: 5 },
+      });
       expect(coerced.statusCode).toBe(422);
-      const ok = await app.inject({ method: 'POST', url: '/v1/fixture/shared', headers: tenant.headers, payload: { title: 'x' } });
+      const ok = await app.inject({
+        method: 'POST',
+        url: '/v1/fixture/shared',
+        headers: tenant.headers,
+        payload: { title: 'x' },
+      });
       expect(ok.json()).toEqual({ title: 'x' });
     } finally {
       await app.close();
