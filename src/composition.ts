@@ -3,9 +3,11 @@ import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
 import { alertsCapability } from './alerts/capability.ts';
 import { deliveryCapability } from './delivery/capability.ts';
+import { deliveriesOfMatch } from './delivery/queries.ts';
 import { entityRoutes } from './entities/routes.ts';
 import { ingestionRoutes } from './ingestion/routes.ts';
 import { kafkaIngestionWorker } from './kafka/ingestion-worker.ts';
+import { matchingCapability } from './matching/capability.ts';
 import { observabilityRoutes } from './observability/routes.ts';
 import type { Capability, Runtime } from './runtime.ts';
 
@@ -22,6 +24,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     { name: 'episodes', projections: [episodesProjection] },
     alertsCapability(runtime, { listChannels: ({ botToken }) => listChannels(botToken, slack) }),
     deliveryCapability(runtime),
+    matchingCapability(runtime, { deliveriesOfMatch }),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

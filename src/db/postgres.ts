@@ -68,7 +68,9 @@ export function openPostgres(options: PostgresOptions): Db {
       client.on('error', () => {});
       await client.connect();
       const { rows } = await client.query<{ locked: boolean }>(
-        'select pg_try_advisory_lock(hashtextextended($1::text, 0)) as locked',
+        // Scoped by schema: earshot installations (and test files) in different schemas of one
+        // database must not block each other.
+        "select pg_try_advisory_lock(hashtextextended(current_schema() || ':' || $1::text, 0)) as locked",
         [name],
       );
       if (!rows[0]?.locked) {

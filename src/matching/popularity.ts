@@ -34,3 +34,8 @@ export function popularityBadge(popularity: number | null | undefined): Populari
   if (meetsSourcePopularity(popularity, 'POPULAR')) return 'Popular';
   return undefined;
 }
+
+/** The lowest popularity that passes any of the tiers (for filtering stored matches in SQL). */
+export function lowestPopularityOf(tiers: readonly SourcePopularity[]): number | undefined {
+  return tiers.length === 0 ? undefined : Math.min(...tiers.map((tier) => MINIMUM[tier]));
+}

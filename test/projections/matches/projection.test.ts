@@ -63,8 +63,14 @@ describe.each(ENGINES)('the matches read model on %s', (engine) => {
     ({ db, drop } = await createDb(engine));
     const at = (minute: number) => `2026-11-20T12:${String(minute).padStart(2, '0')}:00.000Z`;
     await apply([
-      recorded('AlertMatched', match('m1', { detectedAt: at(1), language: 'fr-FR', relevance: 'incidental' })),
-      recorded('AlertMatched', match('m2', { detectedAt: at(2), episode: { ...match('m2').episode, podcast_popularity: 0.96 } })),
+      recorded(
+        'AlertMatched',
+        match('m1', { detectedAt: at(1), language: 'fr-FR', relevance: 'incidental' }),
+      ),
+      recorded(
+        'AlertMatched',
+        match('m2', { detectedAt: at(2), episode: { ...match('m2').episode, podcast_popularity: 0.96 } }),
+      ),
       recorded('AlertMatched', match('m3', { detectedAt: at(3), roles: ['GUEST'] })),
       recorded('AlertMatched', match('m4', { detectedAt: at(4), alertId: 'alert-2' })),
       recorded('AlertMatched', match('m5', { detectedAt: at(5) })),

@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../src/db/db.ts';
+import { comparePositions, type EventStore, type RecordedEvent, START } from '../../src/eventstore/port.ts';
+import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import { MatchAppender } from '../../src/matching/append-matches.ts';
+import type { Consumer } from '../../src/matching/consumer.ts';
+import { episodeLanguage, matchEpisodeBlock } from '../../src/matching/episode-block.ts';
+import { LiveWatchlist, WATCHLIST_EVENT_TYPES } from '../../src/matching/live-watchlist.ts';
+import { matchEpisode } from '../../src/matching/match-episode.ts';
+import type { AlertMatchedData } from '../../src/matching/types.ts';
+import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
+
+export interface RealtimeMatcherDeps {
+  db: Db;
+  store: EventStore;
+  log: Logger;
+  now(): Date;
+  /** Episodes (and alert/entity events) per batch. Default 50. */
+  batchSize?: number;
+  /** AlertMatched appends in flight. Default 16. */
+  appendConcurrency?: number;
+}
+
+/** What one run of the matcher did, for logs and the benchmark. */
+export interface MatcherStats {
+  episodes: number;
+  appended: number;
+  duplicates: number;
+}
+
+/**
+ * The realtime matcher: follows EpisodeTranscribed together with the alert and entity events in
+ * one ordered feed, so each episode is matched against exactly the alerts and names that existed
+ * when it was appended. On (re)start the in-memory watchlist is rebuilt by replaying the alert and
+ * entity events up to the checkpoint. Matches are appended as AlertMatched (id = match id) before
+ * the checkpoint moves: a crash in between repeats them as no-ops.
+ *
+ * An episode sent again after an alert was created, whose first version came before it, belongs
+ * to that alert's backfill (see docs/matching-pipeline.md), so it is not matched here for it.
+ */
+export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats): Consumer {
+  let live = new LiveWatchlist();
+  const log = deps.log.child({ consumer: 'matcher' });
+  return {
+    name: 'matcher',
+    eventTypes: ['EpisodeTranscribed', ...WATCHLIST_EVENT_TYPES],
+    batchSize: deps.batchSize ?? 50,
+
+    async start(checkpoint, signal) {
+      live = new LiveWatchlist();
+      const started = performance.now();
+      let after = START;
+      let replayed = 0;
+      while (comparePositions(after, checkpoint) < 0) {
+        signal.throwIfAborted();
+        const page = await deps.store.readAll({ after, eventTypes: WATCHLIST_EVENT_TYPES, limit: 2000 });
+        for (const event of page.events) {
+          if (comparePositions(event.position, checkpoint) > 0) break;
+          live.apply(event);
+          replayed++;
+        }
+        if (page.lastPosition === after) break;
+        after = page.lastPosition;
+      }
+      log.info(
+        { replayed, alerts: live.index.alertCount, ms: Math.round(performance.now() - started) },
+        'watchlist rebuilt',
+      );
+    },
+
+    async handle(events) {
+      const appender = new MatchAppender(deps.store, deps.appendConcurrency ?? 16);
+      let episodes = 0;
+      for (const event of events) {
+        if (event.type !== 'EpisodeTranscribed') {
+          live.apply(event);
+          continue;
+        }
+        episodes++;
+        const episode = event.data as EpisodeTranscribed;
+        let matches = matchEpisode(episode, { index: live.index, detector: live.detector, now: deps.now() });
+        if (matches.length > 0 && event.revision > 0)
+          matches = await withoutBackfillOwned(deps.store, live, event, matches);
+        if (matches.length === 0) continue;
+        const block = matchEpisodeBlock(episode);
+        const language = episodeLanguage(episode);
+        const context = causedBy(event);
+        for (const match of matches) {
+          const alert = live.index.get(match.alertId)!;
+          appender.add({
+            data: {
+              ...match,
+              organizationId: alert.organizationId,
+              episode: block,
+              ...(language ? { language } : {}),
+            },
+            context,
+          });
+        }
+        withCorrelation(log, event.metadata, { episodeId: episode.episode.id }).debug(
+          { matches: matches.length },
+          'episode matched',
+        );
+      }
+      await appender.flush();
+      if (stats) {
+        stats.episodes += episodes;
+        stats.appended += appender.appended;
+        stats.duplicates += appender.duplicates;
+      }
+    },
+  };
+}
+
+/**
+ * For an episode sent again: drops the matches of alerts created after the episode's first
+ * version, which their backfill owns (the two never both write a match, so whether it notifies
+ * does not depend on which runs first).
+ */
+async function withoutBackfillOwned(
+  store: EventStore,
+  live: LiveWatchlist,
+  event: RecordedEvent,
+  matches: AlertMatchedData[],
+): Promise<AlertMatchedData[]> {
+  const [first] = await store.readStream(event.streamId, { limit: 1 });
+  const firstPosition = first?.position ?? event.position;
+  return matches.filter((match) => {
+    const created = live.createdPositionOf(match.alertId);
+    return created === undefined || comparePositions(created, firstPosition) < 0;
+  });
+}

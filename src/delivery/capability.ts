@@ -1,0 +1,122 @@
+import type { ChatClientOptions } from '../../consumers/chat/client.ts';
+import { createMailer, type Mailer } from '../../consumers/email/mailer.ts';
+import type { WebhookSenderOptions } from '../../consumers/webhook/send.ts';
+import { deliveriesProjection } from '../../projections/deliveries/projection.ts';
+import { createDisableTokens } from '../alerts/disable-tokens.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
+import type { Capability, Runtime } from '../runtime.ts';
+import { parseAllowCidrs } from '../webhooks/address-rule.ts';
+import { runDigestScheduler } from './digests.ts';
+import { runFanout } from './fanout.ts';
+import { createDeliveryIds } from './ids.ts';
+import { deliveryRoutes } from './routes.ts';
+import { parseRetrySchedule } from './schedule.ts';
+import type { ChannelDeps } from './send.ts';
+import { sendTestWebhooks } from './test-webhook.ts';
+import { type DelivererOptions, runDeliveryWorker } from './worker.ts';
+
+export interface DeliveryOptions {
+  /** Overrides of the webhook sender's options (tests pass their CA as `ca`). */
+  webhook?: Omit<WebhookSenderOptions, 'allow' | 'now'>;
+  chat?: ChatClientOptions;
+  mailer?: Mailer;
+  worker?: DelivererOptions;
+  digests?: { graceMs?: number; tickMs?: number };
+  /** Jitter source for retry delays. */
+  random?: () => number;
+}
+
+/**
+ * Deliveries: the fan-out consumer, the queue worker and the digest scheduler (role deliverer),
+ * the deliveries read model, and the delivery, webhook-payload, test-webhook and landing routes.
+ */
+export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = {}): Capability {
+  const { db, store, config } = runtime;
+  const now = () => runtime.now();
+  const log = runtime.log.child({ capability: 'delivery' });
+  const box = createSecretBox(runtime.secretKey);
+  const ids = createDeliveryIds(runtime.secretKey);
+  const schedule = parseRetrySchedule(config.retrySchedule);
+  const webhook: WebhookSenderOptions = {
+    allow: parseAllowCidrs(config.webhookAllowCidrs),
+    ...options.webhook,
+  };
+  const chat: ChatClientOptions = {
+    ...(config.slackApiUrl && { slackApiUrl: config.slackApiUrl }),
+    ...options.chat,
+  };
+  let mailer = options.mailer;
+  const channels = (): ChannelDeps => {
+    mailer ??= createMailer({ ...(config.smtpUrl && { smtpUrl: config.smtpUrl }), dataDir: config.dataDir });
+    return {
+      db,
+      box,
+      tokens: createDisableTokens(runtime.secretKey),
+      mailer,
+      publicBaseUrl: config.publicBaseUrl,
+      smtpFrom: config.smtpFrom,
+      // Signatures carry the wall-clock time: receivers check it against theirs (replay protection).
+      webhook,
+      chat,
+    };
+  };
+
+  return {
+    name: 'delivery',
+    routes: [
+      deliveryRoutes({
+        store,
+        testWebhooks: (alert) => sendTestWebhooks({ db, box, webhook, now }, alert),
+      }),
+    ],
+    projections: [deliveriesProjection],
+    workers: [
+      {
+        name: 'delivery-fanout',
+        role: 'deliverer',
+        run: (signal) => runFanout({ db, store, ids, now, log: log.child({ worker: 'fanout' }) }, signal),
+      },
+      {
+        name: 'delivery-worker',
+        role: 'deliverer',
+        async run(signal) {
+          const deps = channels();
+          try {
+            await runDeliveryWorker(
+              {
+                db,
+                store,
+                channels: deps,
+                schedule,
+                now,
+                log: log.child({ worker: 'deliveries' }),
+                ...(options.random && { random: options.random }),
+              },
+              signal,
+              options.worker,
+            );
+          } finally {
+            if (!options.mailer) deps.mailer.close();
+          }
+        },
+      },
+      {
+        name: 'delivery-digests',
+        role: 'deliverer',
+        run: (signal) =>
+          runDigestScheduler(
+            {
+              db,
+              store,
+              ids,
+              now,
+              log: log.child({ worker: 'digests' }),
+              ...(options.digests?.graceMs !== undefined && { graceMs: options.digests.graceMs }),
+            },
+            signal,
+            options.digests?.tickMs !== undefined ? { tickMs: options.digests.tickMs } : {},
+          ),
+      },
+    ],
+  };
+}

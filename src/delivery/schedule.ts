@@ -1,0 +1,55 @@
+/**
+ * The retry budget (contracts.md §6): the first attempt at once, then one attempt after each delay
+ * of EARSHOT_RETRY_SCHEDULE (default `5s,5m,30m,2h,5h,10h,10h`), each delay ±20% jitter. A
+ * destination's Retry-After replaces the scheduled delay, clamped to the schedule's own bounds
+ * (its shortest and longest delay), so a destination can neither hammer itself nor park a delivery
+ * beyond the budget.
+ */
+export interface RetrySchedule {
+  /** Delays after attempt 1, 2, …, in ms. */
+  delaysMs: readonly number[];
+  /** Jitter as a fraction of each delay (0.2 = ±20%). */
+  jitter: number;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export function parseRetrySchedule(text: string, jitter = 0.2): RetrySchedule {
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  const delaysMs = items.map((item) => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(item);
+    if (!match) {
+      throw new Error(
+        `EARSHOT_RETRY_SCHEDULE: "${item}" is not a delay; use a number with ms, s, m, h or d, e.g. 5s,5m,30m`,
+      );
+    }
+    return Math.round(Number(match[1]) * UNITS[match[2]!]!);
+  });
+  return { delaysMs, jitter };
+}
+
+/** Total attempts the budget allows: the first plus one per delay. */
+export const maxAttempts = (schedule: RetrySchedule) => schedule.delaysMs.length + 1;
+
+/**
+ * The delay before the attempt after `attempt` (1-based), or undefined when the budget is spent.
+ * `random` in [0, 1) picks the jitter.
+ */
+export function retryDelay(
+  schedule: RetrySchedule,
+  attempt: number,
+  options: { retryAfterMs?: number; random?: () => number } = {},
+): number | undefined {
+  const base = schedule.delaysMs[attempt - 1];
+  if (base === undefined) return undefined;
+  if (options.retryAfterMs !== undefined) {
+    const lowest = Math.min(...schedule.delaysMs);
+    const highest = Math.max(...schedule.delaysMs);
+    return Math.min(highest, Math.max(lowest, options.retryAfterMs));
+  }
+  const random = options.random ?? Math.random;
+  return Math.round(base * (1 - schedule.jitter + 2 * schedule.jitter * random()));
+}

@@ -1,0 +1,246 @@
+import type { ChatClientOptions } from '../../consumers/chat/client.ts';
+import { postChatMessage } from '../../consumers/chat/send.ts';
+import type { Mailer } from '../../consumers/email/mailer.ts';
+import { sendAlertEmail } from '../../consumers/email/send.ts';
+import { sendWebhook, type WebhookSenderOptions } from '../../consumers/webhook/send.ts';
+import type { Alert, AlertState } from '../alerts/alert.ts';
+import type { DisableTokens } from '../alerts/disable-tokens.ts';
+import { chatDestination } from '../connections/chat.ts';
+import { webhookDestination } from '../connections/webhooks.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { Queryable } from '../db/db.ts';
+import { stillNotifies } from './channels.ts';
+import type { AttemptOutcome } from './decide.ts';
+import type { Delivery, DeliveryCreatedData, RecipientResult } from './delivery.ts';
+import { passesFilters } from './filters.ts';
+import type { MatchedData } from './matched.ts';
+import { noticeOf } from './notice.ts';
+import { sha256Hex, webhookBody } from './payload.ts';
+
+export interface ChannelDeps {
+  db: Queryable;
+  box: SecretBox;
+  tokens: DisableTokens;
+  mailer: Mailer;
+  publicBaseUrl: string;
+  smtpFrom: string;
+  webhook: WebhookSenderOptions;
+  chat: ChatClientOptions;
+}
+
+/**
+ * Lookups shared by the deliveries claimed together (one claim is one moment): a burst of
+ * deliveries to one connection decrypts its secret once.
+ */
+export interface Lookups {
+  webhook: typeof webhookDestination;
+  chat: typeof chatDestination;
+}
+
+export const directLookups: Lookups = { webhook: webhookDestination, chat: chatDestination };
+
+export function memoizedLookups(): Lookups {
+  const webhooks = new Map<string, ReturnType<typeof webhookDestination>>();
+  const chats = new Map<string, ReturnType<typeof chatDestination>>();
+  return {
+    webhook: (deps, id) => {
+      if (!webhooks.has(id)) webhooks.set(id, webhookDestination(deps, id));
+      return webhooks.get(id)!;
+    },
+    chat: (deps, id) => {
+      if (!chats.has(id)) chats.set(id, chatDestination(deps, id));
+      return chats.get(id)!;
+    },
+  };
+}
+
+/** Either why the delivery is not sent (SKIPPED), or the one attempt to make. */
+export type Preparation = { skip: string } | { send(): Promise<AttemptOutcome> };
+
+function alertSkipReason(state: AlertState): string | Alert {
+  switch (state.status) {
+    case 'initial':
+      return 'the alert does not exist';
+    case 'deleted':
+      return 'the alert was deleted before the send';
+    case 'paused':
+      return 'the alert was paused before the send';
+    case 'disabled':
+      return 'the alert was disabled by a recipient before the send';
+    case 'active':
+      return state.alert;
+  }
+}
+
+/**
+ * Applies the SKIPPED rules (contracts.md §6, docs/delivery.md) against the alert and connection
+ * as they are now, then readies the channel's attempt. `matches` holds the AlertMatched data of the
+ * delivery's matches.
+ */
+export async function prepareAttempt(
+  deps: ChannelDeps,
+  delivery: Delivery,
+  alertState: AlertState,
+  matches: ReadonlyMap<string, MatchedData>,
+  lookups: Lookups = directLookups,
+): Promise<Preparation> {
+  const created = delivery.created;
+  const alert = alertSkipReason(alertState);
+  if (typeof alert === 'string') return { skip: alert };
+  if (!stillNotifies(alert.notifications, created.target))
+    return { skip: 'the alert no longer notifies this destination' };
+  const present = created.matchIds.flatMap((id) => (matches.has(id) ? [matches.get(id)!] : []));
+  if (present.length === 0) return { skip: 'none of its matches could be read' };
+  if (created.cadence === 'REALTIME' && !present.some((match) => passesFilters(match, alert)))
+    return { skip: "the match no longer passes the alert's filters" };
+
+  switch (created.target.type) {
+    case 'WEBHOOK':
+      return prepareWebhook(deps, created, alert, created.target.webhookConnectionId, matches, lookups);
+    case 'CHAT':
+      return prepareChat(deps, created, alert, created.target, present, lookups);
+    case 'EMAIL':
+      return prepareEmail(deps, created, alert, created.target.emails, present);
+  }
+}
+
+async function prepareWebhook(
+  deps: ChannelDeps,
+  created: DeliveryCreatedData,
+  alert: Alert,
+  connectionId: string,
+  matches: ReadonlyMap<string, MatchedData>,
+  lookups: Lookups,
+): Promise<Preparation> {
+  const destination = await lookups.webhook(deps, connectionId);
+  if (!destination || destination.projectId !== alert.projectId)
+    return { skip: `webhook connection ${connectionId} does not exist` };
+  if (destination.revokedAt) return { skip: `webhook connection ${connectionId} was revoked` };
+  const body = webhookBody(created, matches);
+  const payloadSha256 = sha256Hex(body);
+  return {
+    async send() {
+      const outcome = await sendWebhook(
+        { url: destination.url, deliveryId: created.deliveryId, body, secret: destination.secret },
+        deps.webhook,
+      );
+      return {
+        ok: outcome.ok,
+        retryable: outcome.retryable,
+        durationMs: outcome.durationMs,
+        payloadSha256,
+        ...(outcome.status !== undefined && { statusCode: outcome.status }),
+        ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }),
+        ...(outcome.error !== undefined && { error: outcome.error }),
+      };
+    },
+  };
+}
+
+async function prepareChat(
+  deps: ChannelDeps,
+  created: DeliveryCreatedData,
+  alert: Alert,
+  target: { chatConnectionId: string; chatChannelId: string },
+  matches: MatchedData[],
+  lookups: Lookups,
+): Promise<Preparation> {
+  const destination = await lookups.chat(deps, target.chatConnectionId);
+  if (!destination || destination.project_id !== alert.projectId)
+    return { skip: `chat connection ${target.chatConnectionId} does not exist` };
+  if (destination.deletedAt) return { skip: `chat connection ${target.chatConnectionId} was deleted` };
+  const notice = noticeOf(created, matches);
+  return {
+    async send() {
+      const outcome = await postChatMessage(
+        {
+          token: destination.botToken,
+          channel: target.chatChannelId,
+          notice,
+          publicBaseUrl: deps.publicBaseUrl,
+        },
+        deps.chat,
+      );
+      return {
+        ok: outcome.ok,
+        retryable: outcome.retryable,
+        durationMs: outcome.durationMs,
+        ...(outcome.ts !== undefined && { response: `posted as ${outcome.ts}` }),
+        ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }),
+        ...(outcome.error !== undefined && { error: outcome.error }),
+      };
+    },
+  };
+}
+
+async function prepareEmail(
+  deps: ChannelDeps,
+  created: DeliveryCreatedData,
+  alert: Alert,
+  emails: readonly string[],
+  matches: MatchedData[],
+): Promise<Preparation> {
+  const current = new Map(
+    alert.notifications.flatMap((n) =>
+      n.type === 'EMAIL' ? [[n.email.trim().toLowerCase(), n.email] as const] : [],
+    ),
+  );
+  const recipients = emails.flatMap((email) => {
+    const now = current.get(email.trim().toLowerCase());
+    return now === undefined ? [] : [now];
+  });
+  if (recipients.length === 0) return { skip: 'no recipient of this delivery is still on the alert' };
+  const notice = noticeOf(created, matches);
+  return {
+    async send() {
+      const started = performance.now();
+      const results = await Promise.all(
+        recipients.map(async (email): Promise<RecipientResult & { retryable: boolean }> => {
+          const token = alert.disableTokens[email];
+          if (!token)
+            return { email, ok: false, retryable: false, error: 'no disable token for this recipient' };
+          const outcome = await sendAlertEmail(deps.mailer, {
+            notice,
+            to: email,
+            from: deps.smtpFrom,
+            publicBaseUrl: deps.publicBaseUrl,
+            disableToken: deps.tokens.tokenFor(alert.id, email, token.tokenId),
+          });
+          return {
+            email,
+            ok: outcome.ok,
+            retryable: outcome.retryable,
+            ...(outcome.response !== undefined && { response: outcome.response }),
+            ...(outcome.error !== undefined && { error: outcome.error }),
+          };
+        }),
+      );
+      const failed = results.filter((r) => !r.ok);
+      const described = failed.map((r) => `${r.email}: ${r.error ?? 'failed'}`).join('; ');
+      const sent = results.length - failed.length;
+      const durationMs = Math.round(performance.now() - started);
+      const audit = results.map(({ retryable: _retryable, ...r }) => r as RecipientResult);
+      const firstResponse = results.find((r) => r.ok)?.response;
+      if (sent > 0) {
+        return {
+          ok: true,
+          retryable: false,
+          durationMs,
+          recipients: audit,
+          ...(firstResponse !== undefined && { response: firstResponse }),
+          ...(failed.length > 0 && {
+            error: `${failed.length} of ${results.length} recipients failed: ${described}`,
+          }),
+        };
+      }
+      return {
+        ok: false,
+        retryable: results.some((r) => r.retryable),
+        durationMs,
+        recipients: audit,
+        error: `every recipient failed: ${described}`,
+        ...(failed[0]?.response !== undefined && { response: failed[0].response }),
+      };
+    },
+  };
+}
