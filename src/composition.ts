@@ -22,7 +22,14 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     },
     { name: 'entities', routes: [entityRoutes], projections: [entitiesProjection] },
     { name: 'episodes', projections: [episodesProjection] },
-    alertsCapability(runtime, { listChannels: ({ botToken }) => listChannels(botToken, slack) }),
+    alertsCapability(runtime, {
+      listChannels: async ({ botToken }) =>
+        (await listChannels(botToken, slack)).map((c) => ({
+          id: c.id,
+          name: c.name,
+          is_private: c.isPrivate,
+        })),
+    }),
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
   ];

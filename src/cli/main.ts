@@ -71,9 +71,8 @@ program
     const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
     if (unknown.length) fail(`unknown role(s) ${unknown.join(', ')}; roles are ${ROLES.join(', ')}`);
     const config = loadConfig();
-    const server = roles.includes('api')
-      ? await listenEarly(config.port, config.host).catch(fail)
-      : undefined;
+    // Every role listens: api processes serve the API, the others /healthz, /readyz and /metrics.
+    const server = await listenEarly(config.port, config.host).catch(fail);
     const runtime = await openRuntime(config, { migrate: true }).catch(fail);
     const service = await startService(runtime, roles as Role[], { server }).catch(fail);
     runtime.log.info({ url: service.url, roles }, 'earshot is running');
