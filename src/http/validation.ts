@@ -8,7 +8,13 @@ import type { FastifySchemaCompiler } from 'fastify';
  * Every error is reported, not just the first: bodies are size-limited and schemas bounded.
  */
 function makeAjv(options: Options, shared: Record<string, AnySchema>) {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, ...options });
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    ...options,
+  });
   addFormats.default(ajv);
   for (const schema of Object.values(shared)) ajv.addSchema(schema);
   return ajv;
