@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EarshotError, type ErrorDetail, type ErrorResolve, PlanError } from '../errors.ts';
+import { ajvErrorDetail } from '../validation-errors.ts';
 
 /** RFC 9457 problem details, with the spec's error_code, errors[] and resolve. */
 export interface Problem {
@@ -82,54 +84,21 @@ export function sendProblem(reply: FastifyReply, body: Problem) {
   return reply.code(body.status).type('application/problem+json').send(JSON.stringify(body));
 }
 
-interface AjvError {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
 const CONTEXT_PREFIX: Record<string, string> = { querystring: 'query', params: 'path', headers: 'header' };
 
-function pointerGet(root: unknown, pointer: string): unknown {
-  let node = root;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
-
 /** Body errors are JSON pointers into the body (/events/3/episode/published_at); others query.limit, path.id. */
-function validationDetails(request: FastifyRequest, context: string, errors: AjvError[]): ErrorDetail[] {
-  const source =
+function validationDetails(request: FastifyRequest, context: string, errors: ErrorObject[]): ErrorDetail[] {
+  const sources: Record<string, unknown> = {
+    body: request.body,
+    querystring: request.query,
+    params: request.params,
+    headers: request.headers,
+  };
+  const locate = (pointer: string) =>
     context === 'body'
-      ? request.body
-      : context === 'querystring'
-        ? request.query
-        : context === 'params'
-          ? request.params
-          : request.headers;
-  return errors.map((error) => {
-    let pointer = error.instancePath;
-    if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`;
-    if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`;
-    const location =
-      context === 'body'
-        ? pointer || '/'
-        : `${CONTEXT_PREFIX[context] ?? context}${pointer.replaceAll('/', '.')}`;
-    const message =
-      error.keyword === 'additionalProperties'
-        ? 'is not a known property'
-        : error.keyword === 'enum'
-          ? `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
-          : (error.message ?? 'is invalid');
-    const detail: ErrorDetail = { location, message };
-    const value = pointerGet(source, pointer);
-    if (value !== undefined) detail.value = value;
-    return detail;
-  });
+      ? pointer || '/'
+      : `${CONTEXT_PREFIX[context] ?? context}${pointer.replaceAll('/', '.')}`;
+  return errors.map((error) => ajvErrorDetail(error, sources[context], locate));
 }
 
 /** The one mapping from thrown errors to problem+json; 5xx details never reach the client. */
@@ -148,7 +117,7 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (fastifyError.validation) {
     const context = fastifyError.validationContext ?? 'body';
-    const details = validationDetails(request, context, fastifyError.validation as unknown as AjvError[]);
+    const details = validationDetails(request, context, fastifyError.validation as unknown as ErrorObject[]);
     return context === 'body'
       ? problem(request, 422, 'validation_failed', 'The request body does not match the schema.', details)
       : problem(

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ErrorDetail } from '../errors.ts';
 import { normaliseSpeakerRole } from '../matching/roles.ts';
+import { ajvErrorDetail } from '../validation-errors.ts';
 import type { IngestEvent } from './events.ts';
 
 const schemaFile = (name: string) =>
@@ -16,31 +17,6 @@ const validators: Record<IngestEvent['type'], ValidateFunction> = {
 };
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
-
-function ajvDetail(prefix: string, error: ErrorObject, event: unknown): ErrorDetail {
-  let pointer = error.instancePath;
-  if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`;
-  if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`;
-  const message =
-    error.keyword === 'additionalProperties'
-      ? 'is not a known property'
-      : error.keyword === 'enum'
-        ? `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
-        : (error.message ?? 'is invalid');
-  const detail: ErrorDetail = { location: prefix + pointer, message };
-  const value = valueAt(event, pointer);
-  if (value !== undefined && error.keyword !== 'required') detail.value = value;
-  return detail;
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  let node = root;
-  for (const key of pointer.split('/').slice(1)) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[key.replaceAll('~1', '/').replaceAll('~0', '~')];
-  }
-  return node;
-}
 
 /** Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order. */
 function episodeRules(
@@ -97,7 +73,10 @@ export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
       },
     ];
   }
-  if (!validate(event)) return (validate.errors ?? []).map((error) => ajvDetail(prefix, error, event));
+  if (!validate(event))
+    return (validate.errors ?? []).map((error) =>
+      ajvErrorDetail(error, event, (pointer) => prefix + pointer),
+    );
   return type === 'episode.transcribed'
     ? episodeRules(prefix, event as Extract<IngestEvent, { type: 'episode.transcribed' }>)
     : [];
