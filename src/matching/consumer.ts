@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Queryable } from '../db/db.ts';
+import { whileLeader } from '../db/leader.ts';
 import { type EventStore, type RecordedEvent, START } from '../eventstore/port.ts';
 
 /**
@@ -61,22 +62,16 @@ export async function runConsumer(
   consumer: Consumer,
   options: RunConsumerOptions,
 ): Promise<void> {
-  const { signal } = options;
-  while (!signal.aborted) {
-    const lock = await db.tryLock(checkpointName(consumer)).catch((error: unknown) => {
-      options.onError?.(error);
-      return null;
-    });
-    if (!lock) {
-      await sleep(options.lockRetryMs ?? 5000, undefined, { signal }).catch(() => {});
-      continue;
-    }
-    try {
-      await followWhileLocked(db, store, consumer, options);
-    } finally {
-      await lock.release().catch((error: unknown) => options.onError?.(error));
-    }
-  }
+  await whileLeader(
+    db,
+    checkpointName(consumer),
+    {
+      signal: options.signal,
+      retryMs: options.lockRetryMs ?? 5000,
+      ...(options.onError && { onError: options.onError }),
+    },
+    () => followWhileLocked(db, store, consumer, options),
+  );
 }
 
 async function followWhileLocked(db: Db, store: EventStore, consumer: Consumer, options: RunConsumerOptions) {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Queryable } from '../db/db.ts';
+import { whileLeader } from '../db/leader.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { START } from '../eventstore/port.ts';
 import type { Projection } from './projection.ts';
@@ -79,22 +80,16 @@ export async function runProjection(
   projection: Projection,
   options: RunProjectionOptions,
 ): Promise<void> {
-  const { signal } = options;
-  while (!signal.aborted) {
-    const lock = await db.tryLock(lockName(projection)).catch((error: unknown) => {
-      options.onError?.(error);
-      return null;
-    });
-    if (!lock) {
-      await sleep(options.lockRetryMs ?? 5000, undefined, { signal }).catch(() => {});
-      continue;
-    }
-    try {
-      await followWhileLocked(db, store, projection, options);
-    } finally {
-      await lock.release();
-    }
-  }
+  await whileLeader(
+    db,
+    lockName(projection),
+    {
+      signal: options.signal,
+      retryMs: options.lockRetryMs ?? 5000,
+      ...(options.onError && { onError: options.onError }),
+    },
+    () => followWhileLocked(db, store, projection, options),
+  );
 }
 
 async function followWhileLocked(
