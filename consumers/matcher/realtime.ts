@@ -9,6 +9,7 @@ import { LiveWatchlist, WATCHLIST_EVENT_TYPES } from '../../src/matching/live-wa
 import { matchEpisode } from '../../src/matching/match-episode.ts';
 import type { AlertMatchedData } from '../../src/matching/types.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
+import { metrics } from '../../src/observability/metrics.ts';
 
 export interface RealtimeMatcherDeps {
   db: Db;
@@ -103,6 +104,8 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
         );
       }
       await appender.flush();
+      const lastEpisode = events.findLast((event) => event.type === 'EpisodeTranscribed');
+      if (lastEpisode) metrics.matcherLagSeconds.set((Date.now() - lastEpisode.recordedAt.getTime()) / 1000);
       if (stats) {
         stats.episodes += episodes;
         stats.appended += appender.appended;
