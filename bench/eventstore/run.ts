@@ -1,10 +1,12 @@
 /**
  * Event-store benchmark (npm run bench:eventstore). Against BENCH_DATABASE_URL (default: the test
  * database), in a schema of its own that is dropped afterwards:
- *  - single-event appends/s and 100-event batch appends (events/s), each beside a raw batched
- *    INSERT ... SELECT FROM unnest of the same rows into a plain table of the same shape;
+ *  - single-event appends/s, 100-event batch appends (events/s) and appendMany calls of 500
+ *    one-event appends to new streams (events/s, as the matcher appends matches), each beside a raw
+ *    batched INSERT ... SELECT FROM unnest of the same rows into a plain table of the same shape;
  *  - catch-up: reading 1,000,000 events from START through readAll pages, in events/s.
- * Targets: batched append >= 50% of raw; catch-up >= 50,000 events/s. Exits 1 when one is missed.
+ * Targets: batched append >= 50% of raw; catch-up >= 50,000 events/s. appendMany has none: it
+ * also creates, locks and updates a stream row per append, which the raw insert does not. Exits 1 when one is missed.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/db.ts';
@@ -22,6 +24,8 @@ const WORKERS = 8;
 const SINGLE_APPENDS = 4_000;
 const BATCHES = 400;
 const BATCH_SIZE = 100;
+const MANY_CALLS = 80;
+const APPENDS_PER_CALL = 500;
 const CATCH_UP_EVENTS = 1_000_000;
 const PAGE_SIZE = 1_000;
 
@@ -32,13 +36,13 @@ const RAW_TABLE = `create table raw_events (
   stream_revision bigint not null,
   event_id text not null,
   type text not null,
-  data jsonb not null,
-  metadata jsonb not null default '{}',
+  data json not null,
+  metadata json not null default '{}',
   recorded_at timestamptz not null default now()
 )`;
 
 const RAW_INSERT = `insert into raw_events (stream_id, stream_revision, event_id, type, data, metadata)
-  select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[])`;
+  select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::json[], $6::json[])`;
 
 function episodeEvent(i: number): NewEvent {
   return {
@@ -94,12 +98,12 @@ async function fillEvents(db: Db, count: number): Promise<void> {
     await db.query(
       `insert into events (stream_id, stream_revision, event_id, type, data, metadata)
        select 'fill-' || (i / 10), i % 10, 'fill-' || i, 'EpisodeTranscribed',
-              jsonb_build_object('episodeId', 'ep_' || i, 'podcastId', 'pod_' || (i % 97),
+              json_build_object('episodeId', 'ep_' || i, 'podcastId', 'pod_' || (i % 97),
                 'title', 'Episode ' || i || ': the state of the art in something or other',
                 'publishedAt', '2026-11-20T10:00:00Z',
-                'mentions', jsonb_build_array(jsonb_build_object('entityId', 'ent_' || (i % 13), 'line', i % 40)),
+                'mentions', json_build_array(json_build_object('entityId', 'ent_' || (i % 13), 'line', i % 40)),
                 'transcribedAt', '2026-11-20T11:00:00Z'),
-              jsonb_build_object('correlationId', md5(i::text))
+              json_build_object('correlationId', md5(i::text))
        from generate_series($1::bigint, $2::bigint) as i`,
       [from, Math.min(from + chunk, count) - 1],
     );
@@ -167,7 +171,8 @@ async function main(): Promise<void> {
     await db.exec(RAW_TABLE);
     console.log(`earshot event-store bench: ${DATABASE_URL.replace(/\/\/[^@/]*@/, '//')} schema ${schema}`);
     console.log(
-      `${WORKERS} concurrent writers; ${SINGLE_APPENDS} single appends, ${BATCHES} batches of ${BATCH_SIZE}\n`,
+      `${WORKERS} concurrent writers; ${SINGLE_APPENDS} single appends, ${BATCHES} batches of ${BATCH_SIZE}, ` +
+        `${MANY_CALLS} appendMany calls of ${APPENDS_PER_CALL}\n`,
     );
 
     // Warm up connections and plans on both paths.
@@ -192,6 +197,26 @@ async function main(): Promise<void> {
     );
     const storeBatch = await timed(BATCHES, (job) =>
       store.append(`batch-${job}`, batches[job]!, { expectedRevision: 'no_stream' }),
+    );
+
+    const manyCalls = Array.from({ length: MANY_CALLS }, (_, c) =>
+      Array.from({ length: APPENDS_PER_CALL }, (_, i) => episodeEvent(c * APPENDS_PER_CALL + i)),
+    );
+    const rawMany = await timed(MANY_CALLS, (job) =>
+      db.query(RAW_INSERT, [
+        manyCalls[job]!.map((_, i) => `many-${job}-${i}`),
+        manyCalls[job]!.map(() => 0),
+        ...rawParams('', 0, manyCalls[job]!).slice(2),
+      ]),
+    );
+    const storeMany = await timed(MANY_CALLS, (job) =>
+      store.appendMany(
+        manyCalls[job]!.map((event, i) => ({
+          streamId: `many-${job}-${i}`,
+          events: [event],
+          options: { expectedRevision: 'no_stream' as const },
+        })),
+      ),
     );
 
     const fillStarted = performance.now();
@@ -227,6 +252,12 @@ async function main(): Promise<void> {
         target: { ratio: 0.5 },
       },
       {
+        measure: `appendMany, ${APPENDS_PER_CALL} new streams per call`,
+        earshot: (MANY_CALLS * APPENDS_PER_CALL) / storeMany,
+        raw: (MANY_CALLS * APPENDS_PER_CALL) / rawMany,
+        unit: 'events/s',
+      },
+      {
         measure: `catch-up readAll (${format(read)} events)`,
         earshot: read / readSeconds,
         unit: 'events/s',
@@ -234,7 +265,9 @@ async function main(): Promise<void> {
       },
     ]);
     console.log(
-      `\nbatches: ${format(BATCHES / storeBatch)} appends/s earshot vs ${format(BATCHES / rawBatch)} raw; catch-up took ${readSeconds.toFixed(1)} s`,
+      `\nbatches: ${format(BATCHES / storeBatch)} appends/s earshot vs ${format(BATCHES / rawBatch)} raw; ` +
+        `appendMany: ${((MANY_CALLS * APPENDS_PER_CALL) / storeMany / (SINGLE_APPENDS / storeSingle)).toFixed(1)}× the one-event appends/s of single appends; ` +
+        `catch-up took ${readSeconds.toFixed(1)} s`,
     );
     if (!met) process.exitCode = 1;
   } finally {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import pino from 'pino';
 import { type MatcherStats, realtimeMatcher } from '../../consumers/matcher/realtime.ts';
 import type { AlertEvent } from '../../src/alerts/alert.ts';
@@ -19,6 +21,9 @@ const DATABASE_URL =
   'postgres://postgres@127.0.0.1:5432/test';
 
 const PRODUCERS = Number(process.env.PIPELINE_PRODUCERS ?? 4);
+/** Episodes per ingestEvents call: one POST /v1/ingest/events of a producer (1 = as the Kafka worker appends). */
+const EPISODES_PER_INGEST = Number(process.env.PIPELINE_INGEST_BATCH ?? 5);
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export interface PipelineResult {
   episodes: number;
@@ -26,6 +31,10 @@ export interface PipelineResult {
   episodesPerSecond: number;
   matchesAppended: number;
   ingestSeconds: number;
+  /** CPU time of this process during the measured run (ingestion and matcher). */
+  nodeCpuSeconds: number;
+  /** CPU time of this run's PostgreSQL backends during the measured run (WAL writer etc. not counted). */
+  postgresCpuSeconds: number;
   setupSeconds: number;
   firstStartSeconds: number;
   restartSeconds: number;
@@ -36,7 +45,7 @@ async function bulkStore(db: Db, rows: { s: string; id: string; t: string; d: un
   for (let i = 0; i < rows.length; i += 2000) {
     await db.query(
       `with input as (
-         select j->>'s' as stream_id, j->>'id' as event_id, j->>'t' as type, j->'d' as data
+         select j->>'s' as stream_id, j->>'id' as event_id, j->>'t' as type, (j->'d')::json as data
            from jsonb_array_elements($1::jsonb) j),
        new_streams as (
          insert into streams (stream_id, revision, transaction_id)
@@ -71,6 +80,30 @@ function alertCreated(alert: WatchedAlert): Extract<AlertEvent, { type: 'AlertCr
   };
 }
 
+/** CPU seconds so far of each PostgreSQL backend of this run, by pid (read from /proc: local server only). */
+async function backendCpu(admin: Db, applicationName: string): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [applicationName],
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // Not on this machine, or the backend just ended.
+    }
+  }
+  return cpu;
+}
+
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, total] of after) seconds += total - (before.get(pid) ?? 0);
+  return seconds;
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function head(db: Db): Promise<string> {
@@ -90,7 +123,9 @@ async function waitForCheckpoint(db: Db, target: string) {
  * the realtime matcher running as in the server; then `rounds` × the episodes are ingested through
  * the ingestion entry while it runs. Measured: from the first ingest until the matcher's
  * checkpoint has passed the last episode, every match appended. Ingestion runs PIPELINE_PRODUCERS
- * (default 4) producers at once.
+ * (default 4) producers at once, each posting PIPELINE_INGEST_BATCH (default 5) episodes per call.
+ * Prints the CPU time of this process and of its PostgreSQL backends (a local server), the honest
+ * figure on a shared machine.
  */
 export async function measurePipeline(
   entities: readonly SyntheticEntity[],
@@ -101,7 +136,11 @@ export async function measurePipeline(
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   const admin = openPostgres({ connectionString: DATABASE_URL, max: 1 });
   await admin.query(`create schema ${schema}`);
-  const db = openPostgres({ connectionString: DATABASE_URL, schema, max: 24 });
+  // A name of its own, so this run's backends can be told apart for CPU accounting.
+  const applicationName = `earshot-${schema}`;
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set('application_name', applicationName);
+  const db = openPostgres({ connectionString: url.toString(), schema, max: 24 });
   const store = createPostgresEventStore(db, { pollIntervalMs: 20 });
   const controller = new AbortController();
   let running: Promise<void> | undefined;
@@ -160,17 +199,32 @@ export async function measurePipeline(
         episode: { ...episode.episode, id: `bench-episode-${round}-${i}` },
       })),
     ).flat();
+    const postgresCpuBefore = await backendCpu(admin, applicationName);
+    const nodeCpuBefore = process.cpuUsage();
     started = performance.now();
     // Several producers post at once, as they would to the ingestion entry or from Kafka partitions.
     let next = 0;
     await Promise.all(
       Array.from({ length: PRODUCERS }, async () => {
-        while (next < batch.length) await ingestEvents(store, [batch[next++]!]);
+        while (next < batch.length) {
+          const from = next;
+          next += EPISODES_PER_INGEST;
+          await ingestEvents(store, batch.slice(from, from + EPISODES_PER_INGEST));
+        }
       }),
     );
     const ingestSeconds = (performance.now() - started) / 1000;
     await waitForCheckpoint(db, await head(db));
     const seconds = (performance.now() - started) / 1000;
+    const nodeCpu = process.cpuUsage(nodeCpuBefore);
+    const nodeCpuSeconds = (nodeCpu.user + nodeCpu.system) / 1e6;
+    const postgresCpuSeconds = cpuSince(postgresCpuBefore, await backendCpu(admin, applicationName));
+    console.log(
+      `pipeline CPU: this process ${nodeCpuSeconds.toFixed(1)} s, its PostgreSQL backends ${postgresCpuSeconds.toFixed(1)} s ` +
+        `→ ${(batch.length / (nodeCpuSeconds + postgresCpuSeconds)).toFixed(1)} episodes per CPU-second ` +
+        `(${(batch.length / nodeCpuSeconds).toFixed(1)} per CPU-second of this process); ` +
+        `${PRODUCERS} producers × ${EPISODES_PER_INGEST} episodes per ingest call; load average ${loadavg()[0]!.toFixed(1)}`,
+    );
     controller.abort();
     await running;
     running = undefined;
@@ -187,6 +241,8 @@ export async function measurePipeline(
       episodesPerSecond: batch.length / seconds,
       matchesAppended: stats.appended,
       ingestSeconds,
+      nodeCpuSeconds,
+      postgresCpuSeconds,
       setupSeconds,
       firstStartSeconds,
       restartSeconds,

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent, START } from '../../src/eventstore/port.ts';
@@ -78,6 +79,8 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
           continue;
         }
         episodes++;
+        // Matching is CPU work: let HTTP requests sharing this process in between episodes.
+        await yieldToEventLoop();
         const episode = event.data as EpisodeTranscribed;
         let matches = matchEpisode(episode, { index: live.index, detector: live.detector, now: deps.now() });
         if (matches.length > 0 && event.revision > 0)

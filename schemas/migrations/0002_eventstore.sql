@@ -17,8 +17,10 @@ create table events (
   stream_revision bigint not null,
   event_id text not null,
   type text not null,
-  data jsonb not null,
-  metadata jsonb not null default '{}',
+  -- json, not jsonb: stored and returned as written, which costs a quarter of jsonb's parsing on
+  -- the way in and out; events are read whole, never queried by content.
+  data json not null,
+  metadata json not null default '{}',
   recorded_at timestamptz not null default now(),
   primary key (transaction_id, global_position),
   constraint events_event_id_key unique (event_id),
@@ -26,11 +28,21 @@ create table events (
 );
 -- readAll with eventTypes: one ordered index range per type, merged.
 create index events_type on events (type, transaction_id, global_position);
+-- lz4 where the server has it: pglz, the default, triples the CPU cost of storing a large event
+-- (an episode with its transcript is ~400 kB of JSON). PGlite has no lz4 and keeps pglz.
+do $$
+begin
+  alter table events alter column data set compression lz4, alter column metadata set compression lz4;
+exception when feature_not_supported then
+  null;
+end
+$$;
 
 -- One call appends a batch: lock the stream, skip a batch whose ids are all stored (a retry),
 -- check the expected revision, insert, notify. Returns a status instead of raising for the
 -- outcomes a caller handles, so a caller's own transaction stays usable.
--- p_expected: 'any' | 'no_stream' | 'stream_exists' | 'exact' (p_expected_revision).
+-- p_expected: 'any' | 'no_stream' | 'stream_exists' | 'exact' (p_expected_revision). p_data and
+-- p_metadata are JSON arrays, one element per event.
 -- p_notify: NOTIFY inside the transaction. A notifying commit holds a cluster-wide lock through
 -- its WAL flush, which serialises such commits, so the adapter's own appends notify right after
 -- commit instead and only appends inside a caller's transaction notify here.
@@ -40,11 +52,13 @@ create function append_events(
   p_expected_revision bigint,
   p_event_ids text[],
   p_types text[],
-  p_data jsonb[],
-  p_metadata jsonb[],
+  p_data json,
+  p_metadata json,
   p_notify boolean
 ) returns table (status text, revision bigint, transaction_id text, global_position bigint)
-language plpgsql as $$
+-- Planned for each call: a plan cached while the table was small keeps scanning it whole for the
+-- duplicate check as it grows.
+language plpgsql set plan_cache_mode = force_custom_plan as $$
 #variable_conflict use_column
 declare
   v_count integer := cardinality(p_event_ids);
@@ -84,7 +98,8 @@ begin
   with inserted as (
     insert into events (stream_id, stream_revision, event_id, type, data, metadata)
       select p_stream_id, v_revision + u.n, u.event_id, u.type, u.data, u.metadata
-        from unnest(p_event_ids, p_types, p_data, p_metadata) with ordinality
+        from rows from (unnest(p_event_ids), unnest(p_types), json_array_elements(p_data),
+                        json_array_elements(p_metadata)) with ordinality
           as u(event_id, type, data, metadata, n)
       on conflict (event_id) do nothing
       returning events.global_position
@@ -105,6 +120,154 @@ begin
     perform pg_notify('earshot_events', '');
   end if;
   return query select 'appended'::text, v_revision + v_count, pg_current_xact_id()::text, v_last_position;
+end
+$$;
+
+-- Many appends in one call and one transaction, all or nothing (docs/event-store.md, appendMany).
+-- Appends are described by p_stream_ids, p_expected and p_expected_revisions, in input order;
+-- events by p_appends (1-based index of their append; an append's events are contiguous),
+-- p_event_streams (their append's stream), p_event_ids, p_types and the JSON arrays p_data and
+-- p_metadata, in input order, which is also their order in "all". Returns one row per append, in
+-- input order. Each append is decided as append_events decides it, after the appends before it in
+-- the call (several may target one stream); when any is refused (partial_duplicate,
+-- wrong_revision, reordered) nothing is written. Never notifies: only standalone appends call it,
+-- and the adapter notifies after commit. Text arrays are only unnested, never subscripted (a
+-- subscript walks the array).
+create function append_events_many(
+  p_stream_ids text[],
+  p_expected text[],
+  p_expected_revisions bigint[],
+  p_appends integer[],
+  p_event_streams text[],
+  p_event_ids text[],
+  p_types text[],
+  p_data json,
+  p_metadata json
+) returns table (status text, revision bigint, transaction_id text, global_position bigint)
+-- Planned for each call: a plan cached while the table was small keeps scanning it whole for the
+-- duplicate check as it grows.
+language plpgsql set plan_cache_mode = force_custom_plan as $$
+#variable_conflict use_column
+declare
+  v_xid xid8 := pg_current_xact_id();
+  -- Per append, in input order.
+  v_status text[];
+  v_revision bigint[];
+  v_count bigint[];
+  v_stored_xid text[];
+  v_stored_position bigint[];
+  v_writes boolean[];
+  v_offset bigint[]; -- added to an event's ordinal in the call, gives its revision
+  v_to_insert bigint;
+  v_refused boolean;
+  -- Positions of the inserted events, in input order.
+  v_positions bigint[];
+  v_inserted bigint;
+begin
+  -- Lock every stream, creating the missing ones, in one order for every writer: no deadlock. The
+  -- rows this transaction just created are its own already; locking them again would only log.
+  insert into streams as s (stream_id)
+    select distinct u.stream_id collate "C" from unnest(p_stream_ids) as u(stream_id) order by 1
+    on conflict (stream_id) do nothing;
+  perform from streams s where s.stream_id = any (p_stream_ids) and s.xmin <> v_xid::xid
+    order by s.stream_id collate "C" for update;
+
+  -- A new statement, so a new snapshot: it sees what the writers waited for above committed.
+  with probed as (
+    select u.a, u.ord, e.event_id is not null as stored, e.stream_revision, e.transaction_id,
+           e.global_position, lead(u.a) over (order by u.ord) is distinct from u.a as last
+      from unnest(p_appends, p_event_ids) with ordinality as u(a, event_id, ord)
+      left join events e on e.event_id = u.event_id
+  ), counted as (
+    -- A duplicate reports where its last event is stored.
+    select c.a, count(*) as n, count(*) filter (where c.stored) as n_stored, min(c.ord) as first_ord,
+           max(c.stream_revision) filter (where c.last) as stored_revision,
+           max(c.transaction_id::text) filter (where c.last) as stored_xid,
+           max(c.global_position) filter (where c.last) as stored_position
+      from probed c
+      group by c.a
+  ), placed as (
+    -- Revision before each append: the stream's, plus the events of the call's earlier appends to
+    -- it that write (a duplicate writes nothing; any other outcome refuses the whole call).
+    select ap.a, ap.expected, ap.expected_revision, c.n, c.n_stored, c.first_ord, c.stored_revision,
+           c.stored_xid, c.stored_position, s.transaction_id as stream_xid,
+           s.revision + coalesce(sum(c.n) filter (where c.n_stored = 0) over (
+             partition by ap.stream_id collate "C" order by ap.a
+             rows between unbounded preceding and 1 preceding), 0) as before
+      from unnest(p_stream_ids, p_expected, p_expected_revisions) with ordinality
+             as ap(stream_id, expected, expected_revision, a)
+      join counted c on c.a = ap.a
+      join streams s on s.stream_id = ap.stream_id
+  ), decided as (
+    select p.*,
+      case
+        when p.n_stored = p.n then 'duplicate'
+        when p.n_stored > 0 then 'partial_duplicate'
+        when (p.expected = 'no_stream' and p.before <> -1)
+          or (p.expected = 'stream_exists' and p.before = -1)
+          or (p.expected = 'exact' and p.before <> p.expected_revision) then 'wrong_revision'
+        when p.stream_xid is not null and p.stream_xid > v_xid then 'reordered'
+        else 'appended'
+      end as status
+      from placed p
+  )
+  select array_agg(d.status order by d.a),
+         array_agg(case d.status
+                     when 'appended' then d.before + d.n
+                     when 'duplicate' then d.stored_revision
+                     else d.before end order by d.a),
+         array_agg(d.n order by d.a),
+         array_agg(d.stored_xid order by d.a),
+         array_agg(d.stored_position order by d.a),
+         array_agg(d.status = 'appended' order by d.a),
+         array_agg(d.before + 1 - d.first_ord order by d.a),
+         coalesce(sum(d.n) filter (where d.status = 'appended'), 0),
+         coalesce(bool_or(d.status not in ('appended', 'duplicate')), false)
+    into v_status, v_revision, v_count, v_stored_xid, v_stored_position, v_writes, v_offset,
+         v_to_insert, v_refused
+    from decided d;
+
+  if v_refused then
+    return query select u.status, u.revision, null::text, null::bigint
+      from unnest(v_status, v_revision) as u(status, revision);
+    return;
+  end if;
+
+  -- One pass over the events in input order, no join and no sort: identities follow input order.
+  with inserted as (
+    insert into events (stream_id, stream_revision, event_id, type, data, metadata)
+      select u.stream_id, v_offset[u.a] + u.ord, u.event_id, u.type, u.data, u.metadata
+        from rows from (unnest(p_appends), unnest(p_event_streams), unnest(p_event_ids), unnest(p_types),
+                        json_array_elements(p_data), json_array_elements(p_metadata)) with ordinality
+               as u(a, stream_id, event_id, type, data, metadata, ord)
+        where v_writes[u.a]
+      -- A concurrent call stored one of these ids first: skipped here, counted below.
+      on conflict (event_id) do nothing
+      returning events.global_position
+  )
+  select array_agg(i.global_position order by i.global_position), count(*)
+    into v_positions, v_inserted
+    from inserted i;
+  if v_inserted < v_to_insert then
+    raise exception 'some event ids of this batch were stored concurrently by another append'
+      using errcode = '23505', constraint = 'events_event_id_key';
+  end if;
+
+  update streams s set revision = w.last_revision, transaction_id = v_xid
+    from (select u.stream_id, max(u.revision) as last_revision
+            from unnest(p_stream_ids, v_writes, v_revision) as u(stream_id, writes, revision)
+            where u.writes
+            group by u.stream_id) w
+    where s.stream_id = w.stream_id;
+
+  return query select u.status, u.revision,
+      case when u.writes then v_xid::text else u.stored_xid end,
+      case when u.writes
+        then v_positions[sum(u.n) filter (where u.writes) over (order by u.k)]
+        else u.stored_position end
+    from unnest(v_status, v_revision, v_writes, v_count, v_stored_xid, v_stored_position) with ordinality
+      as u(status, revision, writes, n, stored_xid, stored_position, k)
+    order by u.k;
 end
 $$;
 

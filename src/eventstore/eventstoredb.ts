@@ -39,6 +39,7 @@ import {
 } from './eventstoredb-idempotence.ts';
 import {
   type AppendOptions,
+  type AppendRequest,
   type AppendResult,
   type EventStore,
   type NewEvent,
@@ -266,6 +267,25 @@ export function createEventStoreDbStore(
     });
   }
 
+  /** One append after another (EventStoreDB has no multi-stream transaction): stops at a refusal. */
+  async function appendMany(appends: readonly AppendRequest[]): Promise<AppendResult[]> {
+    const ids = appends.flatMap((request) => request.events.flatMap((event) => (event.id ? [event.id] : [])));
+    if (new Set(ids).size !== ids.length) {
+      throw new ValidationError(
+        'duplicate_event_id',
+        'The events of one appendMany call must have distinct ids, across its appends too.',
+      );
+    }
+    for (const request of appends) {
+      if (request.events.length === 0)
+        throw new ValidationError('empty_append', 'An append needs at least one event.');
+    }
+    const results: AppendResult[] = [];
+    for (const request of appends)
+      results.push(await append(request.streamId, request.events, request.options));
+    return results;
+  }
+
   async function readStream(
     streamId: string,
     { fromRevision = 0, limit }: { fromRevision?: number; limit?: number } = {},
@@ -413,6 +433,7 @@ export function createEventStoreDbStore(
 
   return {
     append,
+    appendMany,
     readStream,
     readAll,
     subscribe,

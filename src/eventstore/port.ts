@@ -50,6 +50,13 @@ export interface AppendResult {
   duplicate: boolean;
 }
 
+/** One append of an appendMany call. */
+export interface AppendRequest {
+  streamId: string;
+  events: readonly NewEvent[];
+  options?: AppendOptions;
+}
+
 export interface ReadAllOptions {
   /** Exclusive lower bound; START reads from the beginning. */
   after?: string;
@@ -80,6 +87,16 @@ export interface Subscription {
 
 export interface EventStore {
   append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Several appends in one call, results in input order. Each append is decided exactly as
+   * `append` would decide it after the appends before it in the call (several may target one
+   * stream): expected revision, idempotent event ids, correlation metadata. An event id may appear
+   * only once in a call. When an append is refused (wrong expected revision, ids partly stored),
+   * the call rejects with that error and no append from it onwards is written; the PostgreSQL
+   * adapter writes nothing of the call (one transaction), other adapters may have written the
+   * appends before it, so a retry with the same event ids reports those as duplicates.
+   */
+  appendMany(appends: readonly AppendRequest[]): Promise<AppendResult[]>;
   /** Events of one stream in revision order, from `fromRevision` (inclusive, default 0). */
   readStream(streamId: string, options?: { fromRevision?: number; limit?: number }): Promise<RecordedEvent[]>;
   /** Committed events after a position, never skipping one whose transaction committed late. */

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '../db/db.ts';
 import { BadRequestError, ConflictError, ValidationError, WrongExpectedRevisionError } from '../errors.ts';
 import type {
   AppendOptions,
+  AppendRequest,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -31,6 +32,11 @@ export interface PostgresEventStoreOptions {
 }
 
 export interface PostgresEventStore extends EventStore {
+  /**
+   * One round trip and one transaction (append_events_many): all or nothing. A refused append
+   * leaves every append of the call unwritten.
+   */
+  appendMany(appends: readonly AppendRequest[]): Promise<AppendResult[]>;
   /**
    * Appends inside the caller's transaction, so events and the caller's own rows commit together.
    * Throws StreamOrderConflictError when a writer with a newer transaction appended to the stream
@@ -120,7 +126,10 @@ const READ_STREAM = `select ${EVENT_COLUMNS} from events e
   limit $3`;
 
 const APPEND =
-  'select * from append_events($1, $2, $3, $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::boolean)';
+  'select * from append_events($1, $2, $3, $4::text[], $5::text[], $6::json, $7::json, $8::boolean)';
+
+const APPEND_MANY = `select * from append_events_many($1::text[], $2::text[], $3::bigint[], $4::int[],
+  $5::text[], $6::text[], $7::text[], $8::json, $9::json)`;
 
 const MAX_REORDER_RETRIES = 10;
 
@@ -172,7 +181,19 @@ function withContext(event: NewEvent, options: AppendOptions): EventMetadata {
   return metadata;
 }
 
-function appendParams(streamId: string, events: readonly NewEvent[], options: AppendOptions): unknown[] {
+interface PreparedAppend {
+  streamId: string;
+  /** 'any' | 'no_stream' | 'stream_exists' | 'exact', as append_events takes it. */
+  expected: string;
+  expectedRevision: number | null;
+  ids: string[];
+}
+
+function prepareAppend(
+  streamId: string,
+  events: readonly NewEvent[],
+  options: AppendOptions,
+): PreparedAppend {
   if (events.length === 0) throw new ValidationError('empty_append', 'An append needs at least one event.');
   const expected = options.expectedRevision ?? 'any';
   if (typeof expected === 'number' && !(Number.isInteger(expected) && expected >= -1)) {
@@ -185,19 +206,86 @@ function appendParams(streamId: string, events: readonly NewEvent[], options: Ap
   if (new Set(ids).size !== ids.length) {
     throw new ValidationError('duplicate_event_id', 'The events of one append must have distinct ids.');
   }
-  return [
+  return {
     streamId,
-    typeof expected === 'number' ? 'exact' : expected,
-    typeof expected === 'number' ? expected : null,
+    expected: typeof expected === 'number' ? 'exact' : expected,
+    expectedRevision: typeof expected === 'number' ? expected : null,
     ids,
+  };
+}
+
+function appendParams(
+  prepared: PreparedAppend,
+  events: readonly NewEvent[],
+  options: AppendOptions,
+): unknown[] {
+  return [
+    prepared.streamId,
+    prepared.expected,
+    prepared.expectedRevision,
+    prepared.ids,
     events.map((event) => event.type),
-    events.map((event) => JSON.stringify(event.data ?? null)),
-    events.map((event) => JSON.stringify(withContext(event, options))),
+    JSON.stringify(events.map((event) => event.data ?? null)),
+    JSON.stringify(events.map((event) => withContext(event, options))),
   ];
+}
+
+/**
+ * Parameters of append_events_many: per-append arrays, then per-event arrays in input order.
+ * Data and metadata go as one JSON array each: one stringify, no array-literal escaping of large
+ * documents.
+ */
+function appendManyParams(appends: readonly AppendRequest[]): {
+  prepared: PreparedAppend[];
+  params: unknown[];
+} {
+  const prepared = appends.map((append) =>
+    prepareAppend(append.streamId, append.events, append.options ?? {}),
+  );
+  const ids = prepared.flatMap((append) => append.ids);
+  if (new Set(ids).size !== ids.length) {
+    throw new ValidationError(
+      'duplicate_event_id',
+      'The events of one appendMany call must have distinct ids, across its appends too.',
+    );
+  }
+  const appendOf: number[] = [];
+  const streamOf: string[] = [];
+  const types: string[] = [];
+  const data: unknown[] = [];
+  const metadata: EventMetadata[] = [];
+  appends.forEach((append, index) => {
+    const options = append.options ?? {};
+    for (const event of append.events) {
+      appendOf.push(index + 1);
+      streamOf.push(append.streamId);
+      types.push(event.type);
+      data.push(event.data ?? null);
+      metadata.push(withContext(event, options));
+    }
+  });
+  return {
+    prepared,
+    params: [
+      prepared.map((append) => append.streamId),
+      prepared.map((append) => append.expected),
+      prepared.map((append) => append.expectedRevision),
+      appendOf,
+      streamOf,
+      ids,
+      types,
+      JSON.stringify(data),
+      JSON.stringify(metadata),
+    ],
+  };
 }
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';
+}
+
+function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40P01';
 }
 
 export function createPostgresEventStore(
@@ -216,7 +304,8 @@ export function createPostgresEventStore(
     return row;
   }
 
-  function result(streamId: string, params: unknown[], row: AppendRow): AppendResult {
+  function result(prepared: PreparedAppend, row: AppendRow): AppendResult {
+    const { streamId } = prepared;
     switch (row.status) {
       case 'appended':
       case 'duplicate':
@@ -226,7 +315,7 @@ export function createPostgresEventStore(
           duplicate: row.status === 'duplicate',
         };
       case 'wrong_revision': {
-        const expected = params[1] === 'exact' ? (params[2] as number) : (params[1] as string);
+        const expected = prepared.expected === 'exact' ? prepared.expectedRevision! : prepared.expected;
         throw new WrongExpectedRevisionError(streamId, expected, row.revision);
       }
       case 'partial_duplicate':
@@ -267,7 +356,8 @@ export function createPostgresEventStore(
 
   return {
     async append(streamId, events, appendOptions = {}) {
-      const params = appendParams(streamId, events, appendOptions);
+      const prepared = prepareAppend(streamId, events, appendOptions);
+      const params = appendParams(prepared, events, appendOptions);
       for (let attempt = 0; ; attempt++) {
         let row: AppendRow;
         try {
@@ -279,14 +369,42 @@ export function createPostgresEventStore(
         }
         if (row.status === 'reordered' && attempt < MAX_REORDER_RETRIES) continue;
         if (row.status === 'appended') wakeups.announce();
-        return result(streamId, params, row);
+        return result(prepared, row);
+      }
+    },
+
+    async appendMany(appends) {
+      if (appends.length === 0) return [];
+      const { prepared, params } = appendManyParams(appends);
+      for (let attempt = 0; ; attempt++) {
+        let rows: AppendRow[];
+        try {
+          ({ rows } = await db.query<AppendRow>(APPEND_MANY, params));
+        } catch (error) {
+          // Another call stored some of these ids at the same moment (the retry sees them as
+          // duplicates), or two calls met the same ids in different orders: retry the whole call.
+          if ((isUniqueViolation(error) || isDeadlock(error)) && attempt < MAX_REORDER_RETRIES) continue;
+          throw error;
+        }
+        if (rows.length !== appends.length) {
+          throw new Error(`append_events_many returned ${rows.length} rows for ${appends.length} appends`);
+        }
+        const refused = rows.findIndex((row) => row.status !== 'appended' && row.status !== 'duplicate');
+        if (refused >= 0) {
+          // Nothing was written. A newer transaction got to a stream first: a new one will not.
+          if (rows[refused]!.status === 'reordered' && attempt < MAX_REORDER_RETRIES) continue;
+          result(prepared[refused]!, rows[refused]!);
+        }
+        if (rows.some((row) => row.status === 'appended')) wakeups.announce();
+        return rows.map((row, index) => result(prepared[index]!, row));
       }
     },
 
     async appendInTransaction(tx, streamId, events, appendOptions = {}) {
-      const params = appendParams(streamId, events, appendOptions);
+      const prepared = prepareAppend(streamId, events, appendOptions);
+      const params = appendParams(prepared, events, appendOptions);
       try {
-        return result(streamId, params, await callAppend(tx, params, true));
+        return result(prepared, await callAppend(tx, params, true));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         throw new ConflictError(

@@ -205,6 +205,193 @@ export function describeEventStoreContract(name: string, makeStore: () => Promis
       });
     });
 
+    describe('appendMany', () => {
+      it('appends to many new streams in one call and reports each result in input order', async () => {
+        const streams = Array.from({ length: 25 }, () => streamId());
+        const appends = streams.map((stream, i) => ({
+          streamId: stream,
+          events: numbered(1 + (i % 3)),
+          options: { expectedRevision: i % 2 === 0 ? ('no_stream' as const) : ('any' as const) },
+        }));
+        const results = await store.appendMany(appends);
+        expect(results.map((result) => result.nextRevision)).toEqual(appends.map((a) => a.events.length - 1));
+        expect(results.every((result) => !result.duplicate)).toBe(true);
+        for (const [i, append] of appends.entries()) {
+          const stored = await store.readStream(append.streamId);
+          expect(stored.map((event) => event.id)).toEqual(append.events.map((event) => event.id));
+          expect(stored.map((event) => event.revision)).toEqual(append.events.map((_, n) => n));
+          expect(stored.at(-1)?.position).toBe(results[i]?.position);
+        }
+      });
+
+      it('applies several appends to one stream in input order, each checked after the ones before it', async () => {
+        const stream = streamId();
+        await store.append(stream, numbered(1));
+        const [first, second, third] = [numbered(2, 1), numbered(1, 3), numbered(1, 4)];
+        const results = await store.appendMany([
+          { streamId: stream, events: first, options: { expectedRevision: 0 } },
+          { streamId: streamId(), events: numbered(1), options: { expectedRevision: 'no_stream' } },
+          { streamId: stream, events: second, options: { expectedRevision: 2 } },
+          { streamId: stream, events: third, options: { expectedRevision: 'stream_exists' } },
+        ]);
+        expect(results.map((result) => result.nextRevision)).toEqual([2, 0, 3, 4]);
+        const stored = await store.readStream(stream);
+        expect(stored.map((event) => event.data)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
+      });
+
+      it('lets a later append of the call find the stream an earlier one created', async () => {
+        const stream = streamId();
+        const results = await store.appendMany([
+          { streamId: stream, events: numbered(1), options: { expectedRevision: 'no_stream' } },
+          { streamId: stream, events: numbered(1, 1), options: { expectedRevision: 'stream_exists' } },
+        ]);
+        expect(results.map((result) => result.nextRevision)).toEqual([0, 1]);
+      });
+
+      it('reports appends whose ids are all stored as duplicates with the stored position, and writes the rest', async () => {
+        const known = streamId();
+        const storedEvents = numbered(2);
+        const before = await store.append(known, storedEvents);
+        const fresh = streamId();
+        const freshEvents = numbered(1);
+        const results = await store.appendMany([
+          { streamId: known, events: storedEvents, options: { expectedRevision: 'no_stream' } },
+          { streamId: fresh, events: freshEvents },
+        ]);
+        expect(results[0]).toEqual({ ...before, duplicate: true });
+        expect(results[1]).toMatchObject({ nextRevision: 0, duplicate: false });
+        expect(await store.readStream(known)).toHaveLength(2);
+        expect((await store.readStream(fresh)).map((event) => event.id)).toEqual([freshEvents[0]!.id]);
+      });
+
+      it('makes a repeated call a no-op that reports the same results as duplicates', async () => {
+        const appends = [streamId(), streamId(), streamId()].map((stream) => ({
+          streamId: stream,
+          events: numbered(2),
+        }));
+        const first = await store.appendMany(appends);
+        const again = await store.appendMany(appends);
+        expect(again).toEqual(first.map((result) => ({ ...result, duplicate: true })));
+      });
+
+      it("copies each append's correlationId and causationId into its events unless they set their own", async () => {
+        const [a, b] = [streamId(), streamId()];
+        await store.appendMany([
+          { streamId: a, events: numbered(1), options: { correlationId: 'c-a', causationId: 'cause-a' } },
+          {
+            streamId: b,
+            events: [
+              { id: randomUUID(), type: 'ThingCounted', data: {}, metadata: { correlationId: 'own' } },
+            ],
+            options: { correlationId: 'c-b' },
+          },
+        ]);
+        expect((await store.readStream(a))[0]?.metadata).toEqual({
+          correlationId: 'c-a',
+          causationId: 'cause-a',
+        });
+        expect((await store.readStream(b))[0]?.metadata).toEqual({ correlationId: 'own' });
+      });
+
+      it('keeps the events of a call in input order in "all"', async () => {
+        const type = uniqueType('ManyOrdered');
+        const appends = Array.from({ length: 6 }, () => ({
+          streamId: streamId(),
+          events: numbered(2, 0, type),
+        }));
+        appends.push({ streamId: appends[0]!.streamId, events: numbered(1, 2, type) });
+        await store.appendMany(appends);
+        const events = await readAllUntil(store, { eventTypes: [type] }, 13);
+        expect(events.map((event) => event.id)).toEqual(
+          appends.flatMap((a) => a.events.map((event) => event.id)),
+        );
+      });
+
+      it('rejects with the first refused append and writes nothing from it onwards', async () => {
+        const existing = streamId();
+        await store.append(existing, numbered(1));
+        const [refusedLater, after] = [streamId(), streamId()];
+        const error = await store
+          .appendMany([
+            { streamId: streamId(), events: numbered(1) },
+            { streamId: existing, events: numbered(1, 1), options: { expectedRevision: 'no_stream' } },
+            { streamId: refusedLater, events: numbered(1), options: { expectedRevision: 'stream_exists' } },
+            { streamId: after, events: numbered(1) },
+          ])
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(error).toMatchObject({ streamId: existing, expected: 'no_stream', actual: 0 });
+        expect(await store.readStream(existing)).toHaveLength(1);
+        expect(await store.readStream(refusedLater)).toEqual([]);
+        expect(await store.readStream(after)).toEqual([]);
+      });
+
+      it('refuses an append of which only some ids are stored', async () => {
+        const stream = streamId();
+        const stored = numbered(1);
+        await store.append(stream, stored);
+        const error = await store
+          .appendMany([{ streamId: stream, events: [...stored, ...numbered(1, 1)] }])
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConflictError);
+        expect(error).toMatchObject({ errorCode: 'duplicate_event_id' });
+        expect(await store.readStream(stream)).toHaveLength(1);
+      });
+
+      it('rejects a call that repeats an event id or holds an empty append, writing nothing', async () => {
+        const [a, b] = [streamId(), streamId()];
+        const shared = numbered(1);
+        await expect(
+          store.appendMany([
+            { streamId: a, events: shared },
+            { streamId: b, events: shared },
+          ]),
+        ).rejects.toMatchObject({ errorCode: 'duplicate_event_id' });
+        await expect(
+          store.appendMany([
+            { streamId: a, events: numbered(1) },
+            { streamId: b, events: [] },
+          ]),
+        ).rejects.toMatchObject({ errorCode: 'empty_append' });
+        expect(await store.readStream(a)).toEqual([]);
+        expect(await store.readStream(b)).toEqual([]);
+      });
+
+      it('returns no results for no appends', async () => {
+        expect(await store.appendMany([])).toEqual([]);
+      });
+
+      it('stores each event once when overlapping calls run at the same moment', async () => {
+        const appends = Array.from({ length: 30 }, () => ({ streamId: streamId(), events: numbered(1) }));
+        // Each call takes a different window of the same appends, some in reverse order.
+        const calls = Array.from({ length: 6 }, (_, call) => {
+          const window = appends.slice(call * 4, call * 4 + 12);
+          return call % 2 === 0 ? window : [...window].reverse();
+        });
+        const results = await Promise.all(calls.map((call) => store.appendMany(call)));
+        const outcomes = new Map<string, { written: number; positions: Set<string> }>();
+        calls.forEach((call, c) => {
+          call.forEach((append, i) => {
+            const result = results[c]![i]!;
+            const outcome = outcomes.get(append.streamId) ?? { written: 0, positions: new Set() };
+            if (!result.duplicate) outcome.written++;
+            outcome.positions.add(result.position);
+            expect(result.nextRevision).toBe(0);
+            outcomes.set(append.streamId, outcome);
+          });
+        });
+        for (const outcome of outcomes.values()) {
+          expect(outcome.written).toBe(1);
+          expect(outcome.positions.size).toBe(1);
+        }
+        for (const append of appends.slice(0, 32)) {
+          expect((await store.readStream(append.streamId)).map((event) => event.id)).toEqual([
+            append.events[0]!.id,
+          ]);
+        }
+      });
+    });
+
     describe('correlation and causation', () => {
       it('copies correlationId and causationId into metadata unless an event sets its own', async () => {
         const stream = streamId();

@@ -125,6 +125,32 @@ describe.each(ENGINES)('PostgreSQL event store on %s', (engine) => {
     await store.append(rolledBack, [event()], { expectedRevision: 'no_stream' });
   });
 
+  it('writes nothing of an appendMany call when one of its appends is refused', async () => {
+    const existing = `many-existing-${randomUUID()}`;
+    await store.append(existing, [event()]);
+    const written = `many-first-${randomUUID()}`;
+    await expect(
+      store.appendMany([
+        { streamId: written, events: [event(), event()] },
+        { streamId: existing, events: [event()], options: { expectedRevision: 5 } },
+      ]),
+    ).rejects.toMatchObject({ streamId: existing, expected: 5, actual: 0 });
+    expect(await store.readStream(written)).toEqual([]);
+    // The stream row the refused call created is empty: the stream still counts as missing.
+    await store.append(written, [event()], { expectedRevision: 'no_stream' });
+  });
+
+  it('gives every event of an appendMany call the same transaction, in input order', async () => {
+    const type = `ManyTx_${randomUUID().slice(0, 8)}`;
+    const results = await store.appendMany(
+      Array.from({ length: 5 }, () => ({ streamId: `many-tx-${randomUUID()}`, events: [event(type)] })),
+    );
+    const transactions = new Set(results.map((result) => result.position.split('/')[0]));
+    expect(transactions.size).toBe(1);
+    const positions = results.map((result) => Number(result.position.split('/')[1]));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+
   it('counts the events readAll would return, by type', async () => {
     const type = `Counted_${randomUUID().slice(0, 8)}`;
     await store.append(`count-${randomUUID()}`, [event(type), event(type), event()]);
@@ -276,6 +302,101 @@ describe('PostgreSQL event store across connections', () => {
     expect(rows[0]?.n).toBe(1);
   });
 
+  it('appendMany reports an id another call stored in another stream at the same moment as a duplicate', async () => {
+    const shared = event();
+    const calls = Array.from({ length: 10 }, (_, index) => [
+      { streamId: `many-own-${index}-${randomUUID()}`, events: [event()] },
+      { streamId: `many-dup-${index}-${randomUUID()}`, events: [shared] },
+    ]);
+    const results = await Promise.all(calls.map((call) => store.appendMany(call)));
+    expect(results.every(([own]) => own?.duplicate === false)).toBe(true);
+    expect(results.filter(([, dup]) => dup?.duplicate === false)).toHaveLength(1);
+    expect(new Set(results.map(([, dup]) => dup?.position)).size).toBe(1);
+    const { rows } = await testDb.db.query<{ n: number }>(
+      'select count(*) as n from events where event_id = $1',
+      [shared.id],
+    );
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it('settles appendMany calls that meet the same ids in opposite orders, each id stored once', async () => {
+    const [x, y] = [event(), event()];
+    const results = await Promise.all([
+      store.appendMany([
+        { streamId: `many-x1-${randomUUID()}`, events: [x] },
+        { streamId: `many-y1-${randomUUID()}`, events: [y] },
+      ]),
+      store.appendMany([
+        { streamId: `many-y2-${randomUUID()}`, events: [y] },
+        { streamId: `many-x2-${randomUUID()}`, events: [x] },
+      ]),
+    ]);
+    expect(results.flat().filter((result) => !result.duplicate)).toHaveLength(2);
+    const { rows } = await testDb.db.query<{ n: number }>(
+      'select count(*) as n from events where event_id = any ($1::text[])',
+      [[x.id, y.id]],
+    );
+    expect(rows[0]?.n).toBe(2);
+  });
+
+  it('retries an appendMany call that met a stream appended by a newer transaction, keeping revision order in "all"', async () => {
+    const type = `ManyOrder_${randomUUID().slice(0, 8)}`;
+    const blocked = `many-blocked-${randomUUID()}`;
+    const raced = `many-raced-${randomUUID()}`;
+    let release!: () => void;
+    const mayCommit = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held!: () => void;
+    const isHeld = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    // An older transaction holds the first stream of the call (streams are locked in id order).
+    const blocker = testDb.db.transaction(async (tx) => {
+      await store.appendInTransaction(tx, blocked, [event(type)]);
+      held();
+      await mayCommit;
+    });
+    await isHeld;
+    const many = store.appendMany([
+      { streamId: blocked, events: [event(type)] },
+      { streamId: raced, events: [event(type)] },
+    ]);
+    await waitForLockWait(testDb.db, 'append_events_many');
+    // A newer transaction appends to the second stream and commits while the call waits.
+    const first = event(type);
+    await store.append(raced, [first]);
+    release();
+    await blocker;
+    const results = await many;
+    expect(results.map((result) => result.nextRevision)).toEqual([1, 1]);
+    const events = await readAllUntil(store, { eventTypes: [type] }, 4);
+    const racedEvents = events.filter((recorded) => recorded.streamId === raced);
+    expect(racedEvents.map((recorded) => recorded.revision)).toEqual([0, 1]);
+    expect(racedEvents[0]?.id).toBe(first.id);
+  });
+
+  it('notifies listeners in any process after an appendMany', async () => {
+    const other = openPostgres({ connectionString: TEST_DATABASE_URL, schema: testDb.schema, max: 2 });
+    let resolveNotified!: () => void;
+    const notified = new Promise<void>((resolve) => {
+      resolveNotified = resolve;
+    });
+    const unlisten = await other.listen(EVENTS_CHANNEL, () => resolveNotified());
+    try {
+      await store.appendMany([{ streamId: `notify-many-${randomUUID()}`, events: [event()] }]);
+      await expect(
+        Promise.race([
+          notified,
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no notification')), 5_000)),
+        ]),
+      ).resolves.toBeUndefined();
+    } finally {
+      await unlisten();
+      await other.close();
+    }
+  });
+
   it('notifies listeners in any process on each append', async () => {
     const other = openPostgres({ connectionString: TEST_DATABASE_URL, schema: testDb.schema, max: 2 });
     let resolveNotified!: () => void;
@@ -300,4 +421,20 @@ describe('PostgreSQL event store across connections', () => {
 
 function globalPosition(recorded: RecordedEvent): number {
   return Number(recorded.position.split('/')[1]);
+}
+
+/** Waits until a session of this database waits on a lock while running a statement naming `fragment`. */
+async function waitForLockWait(db: Db, fragment: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>(
+      `select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock' and query like '%' || $1 || '%'
+          and pid <> pg_backend_pid()`,
+      [fragment],
+    );
+    if ((rows[0]?.n ?? 0) > 0) return;
+    if (Date.now() > deadline) throw new Error(`no session waited on a lock in ${fragment}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

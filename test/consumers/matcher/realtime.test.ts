@@ -100,13 +100,13 @@ describe('the realtime matcher', () => {
     await f.ingest(episodes);
     const before = await readConsumerCheckpoint(f.db, { name: 'matcher' });
 
-    // A store whose process "dies" after its 5th AlertMatched append of this run.
-    let appended = 0;
+    // A store whose process "dies" after storing 5 AlertMatched of this run.
     const crashing: EventStore = {
       ...f.store,
-      append: async (streamId, events, options) => {
-        if (events[0]?.type === 'AlertMatched' && ++appended > 5) throw new Error('killed');
-        return f.store.append(streamId, events, options);
+      appendMany: async (appends) => {
+        if (appends[0]?.events[0]?.type !== 'AlertMatched') return f.store.appendMany(appends);
+        await f.store.appendMany(appends.slice(0, 5));
+        throw new Error('killed');
       },
     };
     const controller = new AbortController();
