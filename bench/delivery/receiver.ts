@@ -33,7 +33,8 @@ const server = createServer(
     });
   },
 );
-server.keepAliveTimeout = 1000;
+// Node's default keep-alive (5 s): senders keep idle connections for less than the receiver does.
+server.keepAliveTimeout = 5000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 });

@@ -6,7 +6,7 @@
  * 1. Throughput: BENCH_DELIVERIES (default 6000) realtime webhook deliveries from AlertMatched to
  *    a local HTTPS receiver (its own process), by BENCH_DELIVERERS (default 2) processes of
  *    `earshot serve --roles deliverer` on one PostgreSQL schema. Deliveries/s is measured from the
- *    first POST received to the last. Target ≥ 500/s.
+ *    first POST received to the last. Target ≥ 500/s. BENCH_TIMELINE=1 also prints POSTs per 500 ms.
  * 2. Latency: the whole service in this process; episodes ingested through POST /v1/ingest/events
  *    at a steady BENCH_RATE (default 20) per second for BENCH_SECONDS (default 15); latency from the
  *    ingest request to the receiver's 200 of the episode's webhook. Target p99 ≤ 1 s.
@@ -106,6 +106,8 @@ async function throughput(tlsDir: string) {
           cwd: ROOT,
           env: {
             PATH: process.env.PATH,
+            // Every role listens (health, metrics): each process on a port of its own.
+            PORT: '0',
             DATABASE_URL: url,
             EARSHOT_SECRET_KEY: f.runtime.secretKey.toString('base64'),
             EARSHOT_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
@@ -122,6 +124,14 @@ async function throughput(tlsDir: string) {
     const seconds = (times.at(-1)! - times[0]!) / 1000;
     const perSecond = (times.length - 1) / seconds;
     const distinct = new Set(receiver.received.map((r) => r.id)).size;
+    if (process.env.BENCH_TIMELINE) {
+      const buckets: number[] = [];
+      for (const t of times) {
+        const b = Math.floor((t - times[0]!) / 500);
+        buckets[b] = (buckets[b] ?? 0) + 1;
+      }
+      console.log(`per 500 ms: ${Array.from(buckets, (n) => n ?? 0).join(' ')}`);
+    }
     return { deliveries: times.length, distinct, deliverers: DELIVERERS, seconds, perSecond };
   } finally {
     await Promise.all(children.map(stopChild));

@@ -1,16 +1,16 @@
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { setImmediate } from 'node:timers/promises';
 import {
   type AllowList,
-  type CheckedAddress,
   checkWebhookUrl,
   type Resolve,
   type UrlCheck,
 } from '../../src/webhooks/address-rule.ts';
 import { webhookSignatureHeaders } from '../../src/webhooks/signature.ts';
+import { oneOffPool, type PoolKey, type WebhookPools } from './pools.ts';
 import { parseRetryAfter } from './retry-after.ts';
+
+export { pinnedLookup } from './pinned-lookup.ts';
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 
@@ -34,6 +34,11 @@ export interface WebhookSenderOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   now?: () => Date;
   userAgent?: string;
+  /**
+   * Keep-alive pools shared by sends (createWebhookPools); without them every send opens its own
+   * connection and closes it afterwards.
+   */
+  pools?: WebhookPools;
 }
 
 export interface WebhookOutcome {
@@ -54,34 +59,6 @@ export interface WebhookOutcome {
  */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
-}
-
-/** A lookup that answers only the checked host name, and only with the checked addresses. */
-export function pinnedLookup(hostname: string, addresses: readonly CheckedAddress[]): LookupFunction {
-  return (host: string, options: LookupOptions, callback) => {
-    const wanted =
-      options.family === 4 || options.family === 'IPv4'
-        ? 4
-        : options.family === 6 || options.family === 'IPv6'
-          ? 6
-          : 0;
-    const candidates = addresses.filter((a) => wanted === 0 || a.family === wanted);
-    const first = candidates[0];
-    if (host.toLowerCase() !== hostname.toLowerCase() || !first) {
-      const error: NodeJS.ErrnoException = new Error(`${host} is not the checked webhook host ${hostname}`);
-      error.code = 'ENOTFOUND';
-      callback(error, '', 0);
-      return;
-    }
-    if (options.all) {
-      callback(
-        null,
-        candidates.map((a): LookupAddress => ({ address: a.address, family: a.family })),
-      );
-    } else {
-      callback(null, first.address, first.family);
-    }
-  };
 }
 
 const SNIPPET_BYTES = 300;
@@ -134,25 +111,27 @@ export async function sendWebhook(
   const remaining = Math.max(1, timeoutMs - elapsed());
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), remaining);
-  const agent = new Agent({
-    connect: {
-      lookup: pinnedLookup(check.hostname, check.addresses),
-      timeout: remaining,
-      ...(options.ca !== undefined && { ca: options.ca }),
-    },
-    headersTimeout: remaining,
-    bodyTimeout: remaining,
-    connections: 1,
-  });
+  // The pool is chosen by this send's own check: same origin, same addresses, same trust roots.
+  const key: PoolKey = {
+    origin: check.url.origin,
+    hostname: check.hostname,
+    addresses: check.addresses,
+    ...(options.ca !== undefined && { ca: options.ca }),
+    connectTimeoutMs: timeoutMs,
+  };
+  const lease = options.pools ? options.pools.acquire(key) : oneOffPool(key);
   const address = check.addresses[0]?.address;
   const base = (): Pick<WebhookOutcome, 'durationMs' | 'address'> =>
     address === undefined ? { durationMs: elapsed() } : { durationMs: elapsed(), address };
 
   try {
-    const response = await request(check.url, {
+    // A Pool never follows redirects: a 3xx comes back as the answer.
+    const response = await lease.pool.request({
+      path: `${check.url.pathname}${check.url.search}`,
       method: 'POST',
-      dispatcher: agent,
       signal: controller.signal,
+      headersTimeout: remaining,
+      bodyTimeout: remaining,
       headers: {
         'content-type': 'application/json',
         'user-agent': options.userAgent ?? 'earshot-webhooks/1',
@@ -164,6 +143,8 @@ export async function sendWebhook(
     if (status >= 200 && status < 300) {
       // The receiver has accepted; what it sends after the status does not change that.
       await response.body.dump().catch(() => undefined);
+      // undici marks the connection free on a later tick; a send that follows at once reuses it.
+      await setImmediate();
       return { ok: true, status, retryable: false, ...base() };
     }
     const snippet = await readSnippet(response.body);
@@ -189,6 +170,6 @@ export async function sendWebhook(
     return { ok: false, error: message, retryable: true, ...base() };
   } finally {
     clearTimeout(timer);
-    await agent.destroy().catch(() => undefined);
+    await lease.release();
   }
 }

@@ -1,5 +1,6 @@
 import type { ChatClientOptions } from '../../consumers/chat/client.ts';
 import { createMailer, type Mailer } from '../../consumers/email/mailer.ts';
+import { createWebhookPools } from '../../consumers/webhook/pools.ts';
 import type { WebhookSenderOptions } from '../../consumers/webhook/send.ts';
 import { deliveriesProjection } from '../../projections/deliveries/projection.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
@@ -17,7 +18,7 @@ import { type DelivererOptions, runDeliveryWorker } from './worker.ts';
 
 export interface DeliveryOptions {
   /** Overrides of the webhook sender's options (tests pass their CA as `ca`). */
-  webhook?: Omit<WebhookSenderOptions, 'allow' | 'now'>;
+  webhook?: Omit<WebhookSenderOptions, 'allow' | 'now' | 'pools'>;
   chat?: ChatClientOptions;
   mailer?: Mailer;
   worker?: DelivererOptions;
@@ -80,7 +81,10 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
         name: 'delivery-worker',
         role: 'deliverer',
         async run(signal) {
-          const deps = channels();
+          // Keep-alive connections for this worker's sends, closed when it stops. As many per
+          // destination as attempts in flight, so no send waits in a pool for a connection.
+          const pools = createWebhookPools({ connectionsPerPool: options.worker?.concurrency ?? 64 });
+          const deps = { ...channels(), webhook: { ...webhook, pools } };
           try {
             await runDeliveryWorker(
               {
@@ -97,6 +101,7 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
             );
           } finally {
             if (!options.mailer) deps.mailer.close();
+            await pools.close();
           }
         },
       },

@@ -16,6 +16,9 @@ import {
 import { enqueueDeliveries, QUEUE_CHANNEL } from './queue.ts';
 import { announce } from './wakeup.ts';
 
+/** DeliveryCreated appends per appendMany call. */
+const APPEND_CHUNK = 250;
+
 /** The fan-out consumer's checkpoint (in projection_checkpoints) and lock. */
 export const FANOUT = 'delivery-fanout';
 
@@ -136,16 +139,21 @@ export async function fanOutBatch(
     }
   }
 
-  await mapLimited(creations, 32, ({ created, event }) =>
-    deps.store.append(
-      deliveryStream(created.deliveryId),
-      [{ id: deliveryEventId(created.deliveryId, 'created'), type: 'DeliveryCreated', data: created }],
-      {
-        ...(event.metadata.correlationId !== undefined && { correlationId: event.metadata.correlationId }),
-        causationId: event.id,
-      },
-    ),
-  );
+  const appends = creations.map(({ created, event }) => ({
+    streamId: deliveryStream(created.deliveryId),
+    events: [{ id: deliveryEventId(created.deliveryId, 'created'), type: 'DeliveryCreated', data: created }],
+    options: {
+      ...(event.metadata.correlationId !== undefined && { correlationId: event.metadata.correlationId }),
+      causationId: event.id,
+    },
+  }));
+  for (let i = 0; i < appends.length; i += APPEND_CHUNK) {
+    const chunk = appends.slice(i, i + APPEND_CHUNK);
+    // One transaction per chunk; should the store refuse it, each on its own (a repeat is a no-op).
+    await deps.store
+      .appendMany(chunk)
+      .catch(() => mapLimited(chunk, 32, (a) => deps.store.append(a.streamId, a.events, a.options)));
+  }
 
   const moved = await deps.db.transaction(async (tx) => {
     const cas = await tx.query(

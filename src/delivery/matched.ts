@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/db.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import {
   ALERT_MATCH_SUMMARIZED,
@@ -32,5 +33,28 @@ export async function readMatches(
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, matchIds.length) }, worker));
+  return found;
+}
+
+/**
+ * The AlertMatched data of many matches in one query, from the deliverer's copies (the exact
+ * event data, committed by the fan-out with the queue rows); any match without a copy is read from
+ * its stream.
+ */
+export async function loadMatches(
+  deps: { db: Queryable; store: EventStore },
+  matchIds: readonly string[],
+): Promise<Map<string, MatchedData>> {
+  const wanted = [...new Set(matchIds)];
+  if (wanted.length === 0) return new Map();
+  const { rows } = await deps.db.query<{ match_id: string; data: MatchedData }>(
+    'select match_id, data from delivery_match_copies where match_id = any($1::text[])',
+    [wanted],
+  );
+  const found = new Map(rows.map((row) => [row.match_id, row.data]));
+  const missing = wanted.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    for (const [id, data] of await readMatches(deps.store, missing)) found.set(id, data);
+  }
   return found;
 }

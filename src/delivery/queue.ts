@@ -77,6 +77,46 @@ export async function releaseDelivery(q: Queryable, owner: string, id: string) {
   );
 }
 
+export interface QueueSettlement {
+  /** Nothing left to attempt: the rows go. */
+  complete: readonly string[];
+  /** Next attempt at `dueAt`; the lease is given up. Only the holder's rows change. */
+  reschedule: ReadonlyArray<{ deliveryId: string; dueAt: Date; attempts?: number }>;
+  /** Leases given back untouched (another process recorded the delivery first). */
+  release: readonly string[];
+}
+
+/**
+ * Settles the queue rows of many finished attempts in one statement. Each delivery id appears in
+ * at most one of the lists (a row modified twice in one statement is undefined behaviour).
+ */
+export async function settleDeliveries(q: Queryable, owner: string, settlement: QueueSettlement) {
+  const { complete, reschedule, release } = settlement;
+  if (complete.length + reschedule.length + release.length === 0) return;
+  await q.query(
+    `with done as (
+       delete from delivery_queue where delivery_id = any($1::text[])
+     ), later as (
+       update delivery_queue q
+          set due_at = r.due_at, attempts = coalesce(r.attempts, q.attempts), lease_owner = null, lease_until = null
+         from unnest($2::text[], $3::timestamptz[], $4::int[]) as r(delivery_id, due_at, attempts)
+        where q.delivery_id = r.delivery_id and q.lease_owner = $6::text
+     ), released as (
+       update delivery_queue set lease_owner = null, lease_until = null
+        where delivery_id = any($5::text[]) and lease_owner = $6::text
+     )
+     select 1`,
+    [
+      complete,
+      reschedule.map((r) => r.deliveryId),
+      reschedule.map((r) => r.dueAt.toISOString()),
+      reschedule.map((r) => r.attempts ?? null),
+      release,
+      owner,
+    ],
+  );
+}
+
 /** The delivery has nothing left to attempt. */
 export async function completeDelivery(q: Queryable, id: string) {
   await q.query('delete from delivery_queue where delivery_id = $1::text', [id]);

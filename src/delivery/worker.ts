@@ -3,21 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
-import { ConflictError, WrongExpectedRevisionError } from '../errors.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { decideAttempt, decideSkip, type NewDeliveryEvent } from './decide.ts';
-import { type DeliveryEvent, deliveryStream, foldDelivery, isFinal } from './delivery.ts';
-import { readMatches } from './matched.ts';
-import {
-  claimDeliveries,
-  completeDelivery,
-  extendLeases,
-  QUEUE_CHANNEL,
-  releaseDelivery,
-  rescheduleDelivery,
-} from './queue.ts';
+import { type DeliveryEvent, type DeliveryState, deliveryStream, foldDelivery, isFinal } from './delivery.ts';
+import { loadMatches, type MatchedData } from './matched.ts';
+import { claimDeliveries, extendLeases, QUEUE_CHANNEL, rescheduleDelivery } from './queue.ts';
+import { createRecorder, type Recorder, type Recording } from './recorder.ts';
 import type { RetrySchedule } from './schedule.ts';
-import { type ChannelDeps, directLookups, type Lookups, memoizedLookups, prepareAttempt } from './send.ts';
+import { type ChannelDeps, type Lookups, memoizedLookups, prepareAttempt } from './send.ts';
 import { Wakeup } from './wakeup.ts';
 
 export interface DelivererDeps {
@@ -42,110 +35,120 @@ export interface DelivererOptions {
 
 export type AttemptResult = 'finished' | 'rescheduled' | 'lost';
 
-/** What the deliveries of one claim share: the alert's state and the connections, read once. */
-export interface ClaimContext {
+/**
+ * What the deliveries of one claim share, read once after the claim and before any of its sends:
+ * each alert's state (from its stream), each connection (and its decrypted secret), and the
+ * AlertMatched data of all their matches. SKIPPED rules are therefore judged as of the claim: a
+ * pause, deletion or revocation committed before a delivery was claimed is always honoured.
+ */
+interface ClaimBatch {
   alerts: Map<string, Promise<AlertState>>;
   lookups: Lookups;
-  /** Removes a finished delivery's queue row (batched by the worker). */
-  complete(id: string): Promise<void>;
+  matches: Promise<Map<string, MatchedData>>;
 }
 
-export const freshContext = (db: Db): ClaimContext => ({
-  alerts: new Map(),
-  lookups: directLookups,
-  complete: (id) => completeDelivery(db, id),
-});
-
-async function alertState(deps: DelivererDeps, context: ClaimContext, alertId: string): Promise<AlertState> {
-  if (!context.alerts.has(alertId)) {
-    context.alerts.set(
-      alertId,
-      deps.store
-        .readStream(alertStream(alertId))
-        .then((events) => foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent))),
-    );
+function alertState(deps: DelivererDeps, batch: ClaimBatch, alertId: string): Promise<AlertState> {
+  let state = batch.alerts.get(alertId);
+  if (!state) {
+    state = deps.store
+      .readStream(alertStream(alertId))
+      .then((events) => foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent)));
+    batch.alerts.set(alertId, state);
   }
-  return context.alerts.get(alertId)!;
+  return state;
 }
 
-/** Deletes finished deliveries' queue rows in batches; a row left by a crash is cleaned up when re-claimed. */
-function batchedCompleter(db: Db, log: Logger) {
-  let pending: string[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let flushing: Promise<void> = Promise.resolve();
-  const flush = () => {
-    timer = undefined;
-    const ids = pending;
-    pending = [];
-    if (ids.length === 0) return flushing;
-    flushing = flushing.then(() =>
-      db
-        .query('delete from delivery_queue where delivery_id = any($1::text[])', [ids])
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          log.warn({ err: error }, 'could not remove finished deliveries from the queue'),
-        ),
-    );
-    return flushing;
-  };
+interface Loaded {
+  state: DeliveryState;
+  last: RecordedEvent | undefined;
+}
+
+async function loadDelivery(deps: DelivererDeps, deliveryId: string): Promise<Loaded> {
+  const recorded = await deps.store.readStream(deliveryStream(deliveryId));
   return {
-    complete(id: string) {
-      pending.push(id);
-      timer ??= setTimeout(flush, 10);
-      return Promise.resolve();
-    },
-    async close() {
-      if (timer) clearTimeout(timer);
-      await flush();
-    },
+    state: foldDelivery(recorded.map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent)),
+    last: recorded.at(-1),
   };
 }
 
-const isRace = (error: unknown) =>
-  error instanceof WrongExpectedRevisionError || error instanceof ConflictError;
+/** Whether a loaded delivery has an attempt to make now. */
+function isDue(deps: DelivererDeps, loaded: Loaded): boolean {
+  const { state } = loaded;
+  if (state.status === 'initial' || isFinal(state.status)) return false;
+  const next = state.delivery.nextAttemptAt;
+  return !(next && new Date(next) > deps.now());
+}
 
 /**
- * Makes the next attempt of one claimed delivery. The stream is the truth: its fold says whether
- * anything is left to do and when; the outcome is appended with the revision that was read and
- * with deterministic event ids, so a step repeated after a crash, or raced by another process
- * whose lease outlived ours, records nothing twice.
+ * Starts the next attempt of each claimed delivery; one promise per id, in order. The stream is
+ * the truth: its fold says whether anything is left to do and when; the outcome is appended with
+ * the revision that was read and with deterministic event ids, so a step repeated after a crash,
+ * or raced by another process whose lease outlived ours, records nothing twice. Outcomes and queue
+ * rows are written in batches by `recorder`.
  */
-export async function attemptDelivery(
+export function startAttempts(
+  deps: DelivererDeps,
+  deliveryIds: readonly string[],
+  recorder: Recorder,
+): Promise<AttemptResult>[] {
+  const loads = deliveryIds.map((id) => loadDelivery(deps, id));
+  const settled = Promise.allSettled(loads);
+  const batch: ClaimBatch = {
+    alerts: new Map(),
+    lookups: memoizedLookups(),
+    matches: settled.then((results) =>
+      loadMatches(
+        deps,
+        results.flatMap((r) =>
+          r.status === 'fulfilled' && isDue(deps, r.value) && r.value.state.status !== 'initial'
+            ? r.value.state.delivery.created.matchIds
+            : [],
+        ),
+      ),
+    ),
+  };
+  // Nothing waits on it when no delivery is due, or when every one of them failed to load.
+  batch.matches.catch(() => undefined);
+  return deliveryIds.map((id, i) => attempt(deps, id, loads[i]!, batch, recorder));
+}
+
+async function attempt(
   deps: DelivererDeps,
   deliveryId: string,
-  owner: string,
-  context: ClaimContext = freshContext(deps.db),
+  loading: Promise<Loaded>,
+  batch: ClaimBatch,
+  recorder: Recorder,
 ): Promise<AttemptResult> {
-  const stream = deliveryStream(deliveryId);
-  const recorded = await deps.store.readStream(stream);
-  const state = foldDelivery(recorded.map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent));
+  const loaded = await loading;
+  const { state, last } = loaded;
   if (state.status === 'initial') {
     deps.log.warn({ deliveryId }, 'queued delivery has no DeliveryCreated event; dropping it from the queue');
-    await context.complete(deliveryId);
+    await recorder.record({ deliveryId, queue: { kind: 'complete' } });
     return 'finished';
   }
   const delivery = state.delivery;
   if (isFinal(state.status)) {
-    await context.complete(deliveryId);
+    await recorder.record({ deliveryId, queue: { kind: 'complete' } });
     return 'finished';
   }
-  if (delivery.nextAttemptAt && new Date(delivery.nextAttemptAt) > deps.now()) {
-    await rescheduleDelivery(deps.db, owner, deliveryId, new Date(delivery.nextAttemptAt), delivery.attempts);
+  if (!isDue(deps, loaded)) {
+    await recorder.record({
+      deliveryId,
+      queue: { kind: 'reschedule', dueAt: new Date(delivery.nextAttemptAt!), attempts: delivery.attempts },
+    });
     return 'rescheduled';
   }
-  const last = recorded.at(-1)!;
   const log = deps.log.child({
     deliveryId,
-    correlationId: last.metadata.correlationId,
-    causationId: last.id,
+    correlationId: last!.metadata.correlationId,
+    causationId: last!.id,
   });
 
-  const alertId = delivery.created.alert.id;
   const [alert, matches] = await Promise.all([
-    alertState(deps, context, alertId),
-    readMatches(deps.store, delivery.created.matchIds),
+    alertState(deps, batch, delivery.created.alert.id),
+    batch.matches,
   ]);
-  const preparation = await prepareAttempt(deps.channels, delivery, alert, matches, context.lookups);
+  const preparation = await prepareAttempt(deps.channels, delivery, alert, matches, batch.lookups);
   let decided: NewDeliveryEvent[];
   if ('skip' in preparation) {
     decided = decideSkip(deliveryId, preparation.skip, deps.now());
@@ -158,53 +161,54 @@ export async function attemptDelivery(
     });
   }
 
-  try {
-    await deps.store.append(
-      stream,
-      decided.map(({ id, event }) => ({ id, type: event.type, data: event.data })),
-      {
-        expectedRevision: last.revision,
-        ...(last.metadata.correlationId !== undefined && { correlationId: last.metadata.correlationId }),
-        causationId: last.id,
-      },
-    );
-  } catch (error) {
-    if (!isRace(error)) throw error;
-    log.warn({ err: error }, 'another deliverer recorded this delivery first');
-    await releaseDelivery(deps.db, owner, deliveryId);
-    return 'lost';
-  }
   const next = foldDelivery(
     decided.map((d) => d.event),
     state,
   );
+  const append: Recording['append'] = {
+    streamId: deliveryStream(deliveryId),
+    events: decided.map(({ id, event }) => ({ id, type: event.type, data: event.data })),
+    options: {
+      expectedRevision: last!.revision,
+      ...(last!.metadata.correlationId !== undefined && { correlationId: last!.metadata.correlationId }),
+      causationId: last!.id,
+    },
+  };
   if (next.status === 'initial' || isFinal(next.status)) {
+    if ((await recorder.record({ deliveryId, append, queue: { kind: 'complete' } })) === 'lost')
+      return 'lost';
     log.info({ status: next.status }, 'delivery finished');
-    await context.complete(deliveryId);
     return 'finished';
   }
+  const retry = next.delivery;
+  const dueAt = new Date(retry.nextAttemptAt ?? deps.now());
+  const queue = { kind: 'reschedule', dueAt, attempts: retry.attempts } as const;
+  if ((await recorder.record({ deliveryId, append, queue })) === 'lost') return 'lost';
   log.info(
-    {
-      attempt: next.delivery.attempts,
-      nextAttemptAt: next.delivery.nextAttemptAt,
-      error: next.delivery.lastError,
-    },
+    { attempt: retry.attempts, nextAttemptAt: retry.nextAttemptAt, error: retry.lastError },
     'delivery attempt failed',
-  );
-  await rescheduleDelivery(
-    deps.db,
-    owner,
-    deliveryId,
-    new Date(next.delivery.nextAttemptAt ?? deps.now()),
-    next.delivery.attempts,
   );
   return 'rescheduled';
 }
 
+/** Makes the next attempt of one claimed delivery and records it (tools, tests). */
+export async function attemptDelivery(
+  deps: DelivererDeps,
+  deliveryId: string,
+  owner: string,
+): Promise<AttemptResult> {
+  const recorder = createRecorder(deps, owner);
+  try {
+    return await startAttempts(deps, [deliveryId], recorder)[0]!;
+  } finally {
+    await recorder.close();
+  }
+}
+
 /**
- * The deliverer's queue worker: claims due deliveries (several processes may run it at once),
- * keeps up to `concurrency` attempts in flight, renews their leases, and sleeps until a
- * notification, a completion or the poll interval.
+ * The deliverer's queue worker: claims due deliveries in batches (several processes may run it at
+ * once), keeps up to `concurrency` attempts in flight, records their outcomes in batches, renews
+ * their leases, and sleeps until a notification, free capacity with work left, or the poll interval.
  */
 export async function runDeliveryWorker(
   deps: DelivererDeps,
@@ -215,10 +219,13 @@ export async function runDeliveryWorker(
   const leaseMs = options.leaseMs ?? 20_000;
   const pollMs = options.pollMs ?? 500;
   const owner = options.owner ?? randomUUID();
+  // Claim when a quarter of the slots is free: one round trip fills many, and a lone completion
+  // does not cost a claim of its own.
+  const refillAt = Math.max(1, Math.floor(concurrency / 4));
   const wakeups = new Wakeup(deps.db, QUEUE_CHANNEL);
   await wakeups.start();
   const inFlight = new Map<string, Promise<void>>();
-  const completer = batchedCompleter(deps.db, deps.log);
+  const recorder = createRecorder(deps, owner);
   const heartbeat = setInterval(
     () => {
       extendLeases(deps.db, owner, [...inFlight.keys()], leaseMs).catch((error: unknown) =>
@@ -228,14 +235,16 @@ export async function runDeliveryWorker(
     Math.max(50, Math.floor(leaseMs / 3)),
   );
   let failures = 0;
+  // The last claim took all it asked for: more may be due, so a completion looks again.
+  let backlog = false;
   try {
     while (!signal.aborted) {
       const seen = wakeups.generation;
-      let claimed: string[] = [];
-      const capacity = concurrency - inFlight.size;
-      if (capacity > 0) {
+      const free = concurrency - inFlight.size;
+      if (free >= refillAt || (free > 0 && inFlight.size === 0)) {
+        let claimed: string[];
         try {
-          claimed = await claimDeliveries(deps.db, { owner, now: deps.now(), limit: capacity, leaseMs });
+          claimed = await claimDeliveries(deps.db, { owner, now: deps.now(), limit: free, leaseMs });
           failures = 0;
         } catch (error) {
           failures++;
@@ -243,33 +252,29 @@ export async function runDeliveryWorker(
           await sleep(Math.min(30_000, 500 * 2 ** failures), undefined, { signal }).catch(() => {});
           continue;
         }
+        const attempts = startAttempts(deps, claimed, recorder);
+        claimed.forEach((id, i) => {
+          const task = attempts[i]!.then(() => undefined)
+            .catch(async (error: unknown) => {
+              deps.log.error({ err: error, deliveryId: id }, 'delivery attempt crashed; retrying in 30 s');
+              const later = new Date(deps.now().getTime() + 30_000);
+              await rescheduleDelivery(deps.db, owner, id, later).catch(() => undefined);
+            })
+            .finally(() => {
+              inFlight.delete(id);
+              if (backlog) wakeups.wake();
+            });
+          inFlight.set(id, task);
+        });
+        backlog = claimed.length === free;
+        if (backlog) continue;
       }
-      const context: ClaimContext = {
-        alerts: new Map(),
-        lookups: memoizedLookups(),
-        complete: (id) => completer.complete(id),
-      };
-      for (const id of claimed) {
-        const task = attemptDelivery(deps, id, owner, context)
-          .then(() => undefined)
-          .catch(async (error: unknown) => {
-            deps.log.error({ err: error, deliveryId: id }, 'delivery attempt crashed; retrying in 30 s');
-            const later = new Date(deps.now().getTime() + 30_000);
-            await rescheduleDelivery(deps.db, owner, id, later).catch(() => undefined);
-          })
-          .finally(() => {
-            inFlight.delete(id);
-            wakeups.wake();
-          });
-        inFlight.set(id, task);
-      }
-      if (claimed.length === capacity && capacity > 0) continue;
       await wakeups.wait(seen, pollMs, signal);
     }
   } finally {
     clearInterval(heartbeat);
     await Promise.all(inFlight.values());
-    await completer.close();
+    await recorder.close();
     await wakeups.stop();
   }
 }

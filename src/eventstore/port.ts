@@ -106,6 +106,12 @@ export interface EventStore {
    * Adapters that cannot count cheaply leave it out.
    */
   countAll?(options?: Omit<ReadAllOptions, 'limit'>): Promise<number>;
+  /**
+   * The position of the newest event (of these types) committed when called, START when none.
+   * It may not be readable at once (readAll never passes a transaction that is still open), so a
+   * reader that must see everything committed before a moment reads until it has passed it.
+   */
+  headPosition?(options?: Pick<ReadAllOptions, 'eventTypes'>): Promise<string>;
   /** Catch-up then live: readAll in a loop, woken by new appends. */
   subscribe(options: SubscribeOptions): Subscription;
   close(): Promise<void>;

@@ -14,7 +14,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './port.ts';
-import { START } from './port.ts';
+import { comparePositions, START } from './port.ts';
 import { AppendWakeups } from './wakeups.ts';
 
 /** The channel append_events notifies on each append (schemas/migrations/0002_eventstore.sql). */
@@ -117,6 +117,17 @@ const READ_ALL_FILTERED = `select h.head, p.* from
   ) p on true
   order by p.xid, p.gp`;
 
+// The newest committed event in this snapshot, readable by readAll or not yet; per type, one
+// backward step of that type's index range.
+const HEAD = `select e.transaction_id::text || '/' || e.global_position as head from events e
+  order by e.transaction_id desc, e.global_position desc limit 1`;
+const HEAD_FILTERED = `select h.transaction_id::text || '/' || h.global_position as head from unnest($1::text[]) as t(type)
+  cross join lateral (
+    select e.transaction_id, e.global_position from events e where e.type = t.type
+    order by e.transaction_id desc, e.global_position desc limit 1
+  ) h
+  order by h.transaction_id desc, h.global_position desc limit 1`;
+
 const COUNT_ALL = `select count(*) as n from events e
   where ${AFTER} and ${VISIBLE} and ($3::text[] is null or e.type = any ($3::text[]))`;
 
@@ -149,13 +160,6 @@ export function parsePosition(position: string): [transactionId: string, globalP
     );
   }
   return [match[1]!, match[2]!];
-}
-
-function comparePositions(a: string, b: string): number {
-  const [ax, ag] = parsePosition(a).map(BigInt) as [bigint, bigint];
-  const [bx, bg] = parsePosition(b).map(BigInt) as [bigint, bigint];
-  if (ax !== bx) return ax < bx ? -1 : 1;
-  return ag === bg ? 0 : ag < bg ? -1 : 1;
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
@@ -426,6 +430,14 @@ export function createPostgresEventStore(
     },
 
     readAll,
+
+    async headPosition(headOptions = {}) {
+      const types = headOptions.eventTypes;
+      const { rows } = types
+        ? await db.query<{ head: string }>(HEAD_FILTERED, [[...new Set(types)]])
+        : await db.query<{ head: string }>(HEAD);
+      return rows[0]?.head ?? START;
+    },
 
     async countAll(countOptions = {}) {
       const [xid, gp] = parsePosition(countOptions.after ?? START);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Queryable } from '../db/db.ts';
 import { whileLeader } from '../db/leader.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
-import { START } from '../eventstore/port.ts';
+import { comparePositions, START } from '../eventstore/port.ts';
 import type { Projection } from './projection.ts';
 
 export type { Projection } from './projection.ts';
@@ -25,6 +25,8 @@ export interface RebuildOptions {
   /** Events applied so far and the total to apply (grows when events arrive during the rebuild). */
   onProgress?(done: number, total: number): void;
 }
+
+const HEAD_WAIT_MS = 20;
 
 export const lockName = (projection: Pick<Projection, 'name'>) => `projection:${projection.name}`;
 
@@ -144,6 +146,10 @@ export async function catchUpProjection(
   let checkpoint = await readCheckpoint(db, projection.name);
   let total = options.total ?? 0;
   let done = 0;
+  // Everything committed before this call: readAll holds back events behind a transaction that is
+  // still open anywhere in the database, so "nothing to read" is not yet "caught up".
+  const head = await store.headPosition?.({ eventTypes: projection.eventTypes });
+  const reachedHead = () => head === undefined || comparePositions(checkpoint, head) >= 0;
   for (;;) {
     options.signal?.throwIfAborted();
     const page = await store.readAll({
@@ -151,7 +157,11 @@ export async function catchUpProjection(
       eventTypes: projection.eventTypes,
       limit: batchSize,
     });
-    if (page.lastPosition === checkpoint) break;
+    if (page.lastPosition === checkpoint) {
+      if (reachedHead()) break;
+      await sleep(HEAD_WAIT_MS, undefined, options.signal ? { signal: options.signal } : {});
+      continue;
+    }
     if (!(await applyBatch(db, projection, checkpoint, page.lastPosition, page.events))) {
       checkpoint = await readCheckpoint(db, projection.name);
       continue;
@@ -160,7 +170,7 @@ export async function catchUpProjection(
     done += page.events.length;
     total = Math.max(total, done);
     options.onProgress?.(done, total);
-    if (page.events.length < batchSize) break;
+    if (page.events.length < batchSize && reachedHead()) break;
   }
   // Events counted but applied by another applier meanwhile are in the read model all the same.
   total = Math.max(total, done);

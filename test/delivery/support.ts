@@ -18,8 +18,9 @@ import { type DeliveryOptions, deliveryCapability } from '../../src/delivery/cap
 import { catchUpFanout, FANOUT, type FanoutDeps, readCheckpoint } from '../../src/delivery/fanout.ts';
 import { createDeliveryIds } from '../../src/delivery/ids.ts';
 import { claimDeliveries } from '../../src/delivery/queue.ts';
+import { createRecorder } from '../../src/delivery/recorder.ts';
 import { parseRetrySchedule } from '../../src/delivery/schedule.ts';
-import { attemptDelivery, type DelivererDeps } from '../../src/delivery/worker.ts';
+import { type DelivererDeps, startAttempts } from '../../src/delivery/worker.ts';
 import { comparePositions, START } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
@@ -313,7 +314,9 @@ export async function deliveryFixture(
       for (;;) {
         const claimed = await claimDeliveries(db, { owner, now: clock.now(), limit: 50, leaseMs: 30_000 });
         if (claimed.length === 0) return attempted;
-        await Promise.all(claimed.map((id) => attemptDelivery(delivererDeps, id, owner)));
+        const recorder = createRecorder(delivererDeps, owner);
+        await Promise.all(startAttempts(delivererDeps, claimed, recorder));
+        await recorder.close();
         attempted += claimed.length;
       }
     },

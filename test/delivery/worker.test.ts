@@ -1,7 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookPools } from '../../consumers/webhook/pools.ts';
+import { createWebhookConnection, revokeWebhookConnection } from '../../src/connections/webhooks.ts';
+import type { Db } from '../../src/db/db.ts';
 import { deliveryStream } from '../../src/delivery/delivery.ts';
 import { sha256Hex } from '../../src/delivery/payload.ts';
+import { type DelivererDeps, type DelivererOptions, runDeliveryWorker } from '../../src/delivery/worker.ts';
+import { checkWebhookUrl, parseAllowCidrs } from '../../src/webhooks/address-rule.ts';
+import { eventually } from '../e2e/harness.ts';
 import { parseMail } from '../support/smtp.ts';
 import { type DeliveryFixture, deliveryFixture, deliveryRows, RECIPIENTS } from './support.ts';
 
@@ -224,5 +230,114 @@ describe('realtime deliveries', () => {
       status: 'SKIPPED',
       error_message: "the match no longer passes the alert's filters",
     });
+  });
+});
+
+describe('the queue worker', () => {
+  let f: DeliveryFixture;
+  beforeAll(async () => {
+    f = await deliveryFixture();
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  /** Runs the worker with keep-alive pools until `done` holds, then stops it. */
+  async function runWorker(db: Db, done: () => Promise<boolean>, options: DelivererOptions = {}) {
+    const pools = createWebhookPools({ connectionsPerPool: options.concurrency ?? 64 });
+    const deps: DelivererDeps = {
+      ...f.delivererDeps,
+      db,
+      channels: { ...f.delivererDeps.channels, webhook: { ...f.delivererDeps.channels.webhook, pools } },
+    };
+    const controller = new AbortController();
+    const running = runDeliveryWorker(deps, controller.signal, { pollMs: 50, ...options });
+    try {
+      await eventually(async () => ((await done()) ? true : undefined), 30_000, 'the deliveries');
+    } finally {
+      controller.abort();
+      await running;
+      await pools.close();
+    }
+  }
+
+  const queued = async () =>
+    (await f.db.query<{ n: number }>('select count(*)::int as n from delivery_queue')).rows[0]!.n;
+
+  it('claims many deliveries per round trip and sends a burst over a few reused connections, closed when it stops', async () => {
+    const alert = await f.createAlert({
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+    });
+    for (let i = 0; i < 60; i++) await f.match(alert.id);
+    await f.fanOut();
+    let claims = 0;
+    const counting: Db = {
+      ...f.db,
+      query: (text, params) => {
+        if (text.includes('for update skip locked')) claims++;
+        return f.db.query(text, params);
+      },
+    };
+    const connections = f.receiver.connections;
+    await runWorker(counting, async () => (await queued()) === 0, { concurrency: 8 });
+
+    await f.project();
+    const rows = await deliveryRows(f.db, alert.id);
+    expect(rows.filter((r) => r.status === 'SENT')).toHaveLength(60);
+    expect(new Set(f.receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(60);
+    expect(f.receiver.connections - connections).toBeLessThanOrEqual(8);
+    expect(claims).toBeLessThan(30); // one claim per completion would be about 60
+    await eventually(
+      async () => (f.receiver.openConnections === 0 ? true : undefined),
+      5_000,
+      'closed sockets',
+    );
+  });
+
+  it('reads the alert and the connection again for every claim: a revocation between two claims is honoured', async () => {
+    const webhook = await createWebhookConnection(
+      {
+        db: f.db,
+        box: f.box,
+        now: f.clock.now,
+        checkUrl: (url) => checkWebhookUrl(url, { allow: parseAllowCidrs(['127.0.0.0/8']) }),
+      },
+      { projectId: f.tenant.project.id, url: f.receiver.url('/revoked-later') },
+    );
+    const alert = await f.createAlert({
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: webhook.id }],
+    });
+    const pools = createWebhookPools();
+    const deps: DelivererDeps = {
+      ...f.delivererDeps,
+      channels: { ...f.delivererDeps.channels, webhook: { ...f.delivererDeps.channels.webhook, pools } },
+    };
+    const controller = new AbortController();
+    const running = runDeliveryWorker(deps, controller.signal, { pollMs: 50 });
+    try {
+      await f.match(alert.id);
+      await f.fanOut();
+      await eventually(async () => ((await queued()) === 0 ? true : undefined), 15_000, 'the first delivery');
+      await revokeWebhookConnection({ db: f.db, now: f.clock.now }, f.tenant.project.id, webhook.id);
+      f.clock.advance(1_000); // the second delivery is created later (rows are listed by creation)
+      await f.match(alert.id);
+      await f.fanOut();
+      await eventually(
+        async () => ((await queued()) === 0 ? true : undefined),
+        15_000,
+        'the second delivery',
+      );
+    } finally {
+      controller.abort();
+      await running;
+      await pools.close();
+    }
+    await f.project();
+    const rows = await deliveryRows(f.db, alert.id);
+    expect(rows.map((r) => [r.status, r.error_message])).toEqual([
+      ['SENT', null],
+      ['SKIPPED', `webhook connection ${webhook.id} was revoked`],
+    ]);
+    expect(f.receiver.requests.filter((r) => r.path === '/revoked-later')).toHaveLength(1);
   });
 });

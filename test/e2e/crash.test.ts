@@ -11,12 +11,18 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BURST = 150;
 
 /** `earshot serve --roles deliverer` as its own process, on the fixture's schema. */
-function deliverer(f: DeliveryFixture, schema: string, name: string): ChildProcess {
+function deliverer(
+  f: DeliveryFixture,
+  schema: string,
+  name: string,
+): ChildProcess & { running: Promise<void> } {
   const url = `${TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
   const child = spawn(process.execPath, [join(ROOT, 'src/cli/earshot.js'), 'serve', '--roles', 'deliverer'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
+      // Every role listens (health, metrics): each process on a port of its own.
+      PORT: '0',
       DATABASE_URL: url,
       EARSHOT_SECRET_KEY: f.runtime.secretKey.toString('base64'),
       EARSHOT_WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
@@ -24,14 +30,21 @@ function deliverer(f: DeliveryFixture, schema: string, name: string): ChildProce
       NODE_EXTRA_CA_CERTS: join(f.tls.dir, 'ca.pem'),
       DATA_DIR: f.runtime.config.dataDir,
       PUBLIC_BASE_URL: 'https://earshot.test',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const running = new Promise<void>((resolve) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (log.length < 100_000) log += chunk.toString('utf8');
+      if (log.includes('"msg":"earshot is running"')) resolve();
+    });
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     if (process.env.TEST_LOG_LEVEL) process.stderr.write(`[${name}] ${chunk}`);
   });
-  return child;
+  return Object.assign(child, { running });
 }
 
 const exited = (child: ChildProcess) =>
@@ -110,6 +123,8 @@ describe('deliverer processes killed with SIGKILL during a burst', () => {
     const { rows } = await f.db.query<{ n: number }>('select count(*)::int as n from delivery_queue');
     expect(rows[0]!.n).toBe(0);
 
+    // SIGTERM drains a running process; one still starting up would just die.
+    await Promise.all([second.running, restarted.running]);
     for (const child of [second, restarted]) child.kill('SIGTERM');
     await Promise.all([exited(second), exited(restarted)]);
     expect([second.exitCode, restarted.exitCode]).toEqual([0, 0]);

@@ -225,6 +225,37 @@ describe('projection runner across processes (PostgreSQL)', () => {
     await testDb.drop();
   });
 
+  it('catches up to every event committed before the call, even while an older transaction holds them back', async () => {
+    const name = 'held_back';
+    await createCountingTable(testDb.db, name);
+    const projection = countingProjection(name, 'HeldBack');
+    // Another process opens a write transaction first (it takes the lower transaction id) and keeps it open.
+    const other = otherProcess();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const open = other.transaction(async (tx) => {
+      await tx.query('select pg_current_xact_id()');
+      await held;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await store.append(`held-${randomUUID()}`, [{ id: randomUUID(), type: 'HeldBack', data: {} }]);
+    expect((await store.readAll({ eventTypes: ['HeldBack'] })).events).toHaveLength(0);
+
+    let caughtUp = false;
+    const catchingUp = catchUpProjection(testDb.db, store, projection).then((applied) => {
+      caughtUp = true;
+      return applied;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(caughtUp).toBe(false);
+    release();
+    await open;
+    expect(await catchingUp).toBe(1);
+    expect((await applications(testDb.db, name)).map((row) => row.applications)).toEqual([1]);
+  });
+
   it('never lets two appliers apply the same event, even without the lock', async () => {
     const name = 'contended';
     await createCountingTable(testDb.db, name);

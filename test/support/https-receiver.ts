@@ -23,18 +23,32 @@ export interface ScriptedResponse {
 export interface HttpsReceiver {
   port: number;
   tls: TestTls;
+  /** The address it listens on (127.0.0.1 unless asked otherwise). */
+  host: string;
   /** Every request in arrival order. */
   requests: ReceivedRequest[];
-  /** `https://{host}:{port}{path}`; host defaults to 127.0.0.1. */
+  /** TLS connections accepted so far (a reused keep-alive connection counts once). */
+  readonly connections: number;
+  /** TLS connections open now. */
+  readonly openConnections: number;
+  /** `https://{host}:{port}{path}`; host defaults to the listening address. */
   url(path?: string, host?: string): string;
   /** Queues responses for the next requests, in order; afterwards requests get 200. */
   respondWith(...responses: ScriptedResponse[]): void;
   close(): Promise<void>;
 }
 
-/** A local https server (127.0.0.1) that records each request and answers as scripted. */
-export async function startHttpsReceiver(tls: TestTls = testTls()): Promise<HttpsReceiver> {
+/**
+ * A local https server (127.0.0.1, or another loopback address such as 127.0.0.2) that records
+ * each request and counts its TLS connections, and answers as scripted.
+ */
+export async function startHttpsReceiver(
+  tls: TestTls = testTls(),
+  options: { host?: string; port?: number } = {},
+): Promise<HttpsReceiver> {
+  const host = options.host ?? '127.0.0.1';
   const requests: ReceivedRequest[] = [];
+  let connections = 0;
   const script: ScriptedResponse[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
@@ -62,13 +76,26 @@ export async function startHttpsReceiver(tls: TestTls = testTls()): Promise<Http
       timers.add(timer);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const open = new Set<object>();
+  server.on('secureConnection', (socket) => {
+    connections += 1;
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    host,
     tls,
     requests,
-    url: (path = '/hook', host = '127.0.0.1') => `https://${host}:${port}${path}`,
+    get connections() {
+      return connections;
+    },
+    get openConnections() {
+      return open.size;
+    },
+    url: (path = '/hook', urlHost = host) => `https://${urlHost}:${port}${path}`,
     respondWith: (...responses) => {
       script.push(...responses);
     },

@@ -2,10 +2,12 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createWebhookPools, type WebhookPools } from '../../../consumers/webhook/pools.ts';
 import {
   isRetryableStatus,
   sendWebhook,
@@ -236,5 +238,106 @@ process.stdout.write(JSON.stringify(outcome));
     });
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, status: 200 });
     expect(receiver.requests.map((r) => r.path)).toEqual(['/extra-ca']);
+  });
+});
+
+describe('reusing connections', () => {
+  let pools: WebhookPools;
+  beforeEach(() => {
+    pools = createWebhookPools();
+  });
+  afterEach(() => pools.close());
+  const send = (url: string, extra: Partial<WebhookSenderOptions> = {}) =>
+    sendWebhook({ url, deliveryId: 'dlv_pool', body, secret }, { ...options, pools, ...extra });
+
+  it('sends the second webhook to the same receiver over the TLS connection of the first', async () => {
+    const before = receiver.connections;
+    const url = receiver.url('/pooled', 'hooks.earshot.test');
+    expect(await send(url)).toMatchObject({ ok: true, status: 200 });
+    expect(await send(url)).toMatchObject({ ok: true, status: 200 });
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/pooled', '/pooled']);
+    expect(receiver.connections - before).toBe(1);
+    expect(pools.size).toBe(1);
+  });
+
+  it('checks the URL again at every send, and a name that now resolves elsewhere never uses the old connection', async () => {
+    // The same origin (name and port) served at a second loopback address.
+    const moved = await startHttpsReceiver(receiver.tls, { host: '127.0.0.2', port: receiver.port });
+    try {
+      let answer = '127.0.0.1';
+      let lookups = 0;
+      const resolve: Resolve = async () => {
+        lookups += 1;
+        return [{ address: answer, family: 4 }];
+      };
+      const url = receiver.url('/moving', 'rebind.earshot.test');
+      const before = receiver.connections;
+      expect(await send(url, { resolve })).toMatchObject({ ok: true, address: '127.0.0.1' });
+      answer = '127.0.0.2';
+      expect(await send(url, { resolve })).toMatchObject({ ok: true, address: '127.0.0.2' });
+      expect(lookups).toBe(2);
+      expect(receiver.requests).toHaveLength(1);
+      expect(receiver.connections - before).toBe(1);
+      expect(moved.requests.map((r) => r.path)).toEqual(['/moving']);
+      expect(moved.requests[0]?.headers.host).toBe(`rebind.earshot.test:${receiver.port}`);
+      expect(moved.connections).toBe(1);
+      expect(pools.size).toBe(2);
+    } finally {
+      await moved.close();
+    }
+  });
+
+  it('refuses a name that now resolves to a disallowed address before any connection, pooled or new', async () => {
+    let answer = '127.0.0.1';
+    const resolve: Resolve = async () => [{ address: answer, family: 4 }];
+    const url = receiver.url('/then-private', 'rebind.earshot.test');
+    const before = receiver.connections;
+    expect(await send(url, { resolve })).toMatchObject({ ok: true });
+
+    answer = '10.0.0.7';
+    const outcome = await send(url, { resolve });
+    expect(outcome).toMatchObject({ ok: false, retryable: false });
+    expect(outcome.error).toContain('resolves to 10.0.0.7, which is not a public address (private address');
+    // The same address, no longer allowed by the operator.
+    answer = '127.0.0.1';
+    const closedRange = await send(url, { resolve, allow: parseAllowCidrs([]) });
+    expect(closedRange).toMatchObject({ ok: false, retryable: false });
+    expect(closedRange.error).toContain('not a public address (loopback address');
+
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.connections - before).toBe(1);
+  });
+
+  it('keeps pools apart by trust roots: a pooled connection never serves a sender that does not trust the receiver', async () => {
+    const url = receiver.url('/ca');
+    expect(await send(url)).toMatchObject({ ok: true });
+    const { ca: _ca, ...untrusting } = options;
+    const outcome = await sendWebhook(
+      { url, deliveryId: 'dlv_pool', body, secret },
+      { ...untrusting, pools },
+    );
+    expect(outcome).toMatchObject({ ok: false, retryable: true });
+    expect(outcome.error).toMatch(/certificate/i);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('closes the least recently used pool beyond its bound and pools left idle', async () => {
+    await pools.close();
+    pools = createWebhookPools({ maxPools: 1, idleMs: 100 });
+    await send(receiver.url('/a'));
+    await send(receiver.url('/b', 'hooks.earshot.test'));
+    expect(pools.size).toBe(1);
+    await sleep(300);
+    expect(pools.size).toBe(0);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/a', '/b']);
+  });
+
+  it('still sends, on a connection of its own, after the pools were closed at shutdown', async () => {
+    await pools.close();
+    const before = receiver.connections;
+    expect(await send(receiver.url('/after-close'))).toMatchObject({ ok: true });
+    expect(await send(receiver.url('/after-close'))).toMatchObject({ ok: true });
+    expect(receiver.connections - before).toBe(2);
+    expect(pools.size).toBe(0);
   });
 });
