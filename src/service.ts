@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import pino, { type Logger } from 'pino';
 import { buildCapabilities } from './composition.ts';
 import type { Config } from './config.ts';
@@ -64,6 +65,8 @@ export async function startService(
 ): Promise<RunningService> {
   const capabilities = buildCapabilities(runtime);
   const controller = new AbortController();
+  // Every worker and subscription listens on this one signal.
+  setMaxListeners(0, controller.signal);
   const running: Promise<void>[] = [];
   const keep = (name: string, task: Promise<void>) =>
     running.push(

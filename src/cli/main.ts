@@ -70,6 +70,14 @@ program
     const roles = options.roles.split(',').map((role) => role.trim());
     const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
     if (unknown.length) fail(`unknown role(s) ${unknown.join(', ')}; roles are ${ROLES.join(', ')}`);
+    // Installed first, so a SIGTERM that arrives while the process is still starting is honoured
+    // (it finishes starting, then drains) instead of killing it mid-migration.
+    let stopRequested: string | undefined;
+    let stopNow: ((signal: string) => void) | undefined;
+    const onSignal = (signal: string) => (stopNow ? stopNow(signal) : (stopRequested ??= signal));
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+
     const config = loadConfig();
     // Every role listens: api processes serve the API, the others /healthz, /readyz and /metrics.
     const server = await listenEarly(config.port, config.host).catch(fail);
@@ -77,16 +85,16 @@ program
     const service = await startService(runtime, roles as Role[], { server }).catch(fail);
     runtime.log.info({ url: service.url, roles }, 'earshot is running');
     let stopping = false;
-    const stop = async (signal: string) => {
+    stopNow = (signal: string) => {
       if (stopping) return;
       stopping = true;
       runtime.log.info({ signal }, 'draining');
-      await service.stop();
-      await closeRuntime(runtime);
-      process.exit(0);
+      void service
+        .stop()
+        .then(() => closeRuntime(runtime))
+        .then(() => process.exit(0), fail);
     };
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    if (stopRequested) stopNow(stopRequested);
   });
 
 const org = program.command('org').description('organizations, their plans and verified emails');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Db, Queryable } from '../db/db.ts';
 import { BadRequestError, ConflictError, ValidationError, WrongExpectedRevisionError } from '../errors.ts';
 import type {
@@ -300,6 +301,8 @@ export function createPostgresEventStore(
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const wakeups = new AppendWakeups(db, EVENTS_CHANNEL);
   const closing = new AbortController();
+  // Every subscription of this store waits on it.
+  setMaxListeners(0, closing.signal);
 
   async function callAppend(q: Queryable, params: unknown[], notify: boolean): Promise<AppendRow> {
     const { rows } = await q.query<AppendRow>(APPEND, [...params, notify]);

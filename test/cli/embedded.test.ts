@@ -65,3 +65,32 @@ describe('embedded storage (PGlite in DATA_DIR)', () => {
     expect(JSON.parse(project.stdout).organization_id).toBe(id);
   }, 120_000);
 });
+
+describe('earshot serve stopped while it is still starting', () => {
+  it('finishes starting, drains and exits 0 on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'earshot-starting-'));
+    const port = 19500 + Math.floor(Math.random() * 400);
+    const child = spawn(process.execPath, [EARSHOT_BIN, 'serve'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // Liveness answers at once; readiness waits for the embedded database.
+    for (;;) {
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      if (health?.ok) break;
+      await sleep(50);
+    }
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(503);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 120_000);
+});
