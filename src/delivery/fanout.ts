@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type Alert, type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { whileLeader } from '../db/leader.ts';
 import { type EventStore, type RecordedEvent, START } from '../eventstore/port.ts';
 import { channelsOf } from './channels.ts';
 import type { AlertSnapshot, DeliveryCreatedData } from './delivery.ts';
@@ -211,12 +212,6 @@ export async function fanoutCaughtUp(deps: Pick<FanoutDeps, 'db' | 'store'>): Pr
 
 class CheckpointMoved extends Error {}
 
-/** A lock name unique to this database schema (advisory locks span the whole database). */
-export async function scopedLockName(db: Queryable, name: string): Promise<string> {
-  const { rows } = await db.query<{ schema: string }>('select current_schema() as schema');
-  return `${name}:${rows[0]?.schema ?? 'public'}`;
-}
-
 /**
  * Runs `follow` while holding the named lock; standbys retry every `lockRetryMs`. A failure
  * backs off (1 s doubling to 30 s) and starts again.
@@ -229,30 +224,19 @@ export async function whileLocked(
   follow: () => Promise<void>,
   lockRetryMs = 2000,
 ): Promise<void> {
-  const lockName = await scopedLockName(db, name);
   let delay = 1000;
-  while (!signal.aborted) {
-    const lock = await db.tryLock(lockName).catch((error: unknown) => {
-      log.error({ err: error }, `could not take the ${name} lock`);
-      return null;
-    });
-    if (!lock) {
-      await sleep(lockRetryMs, undefined, { signal }).catch(() => {});
-      continue;
-    }
+  const onError = (error: unknown) => log.error({ err: error }, `could not take the ${name} lock`);
+  await whileLeader(db, name, { signal, retryMs: lockRetryMs, onError }, async () => {
     try {
       await follow();
       delay = 1000;
     } catch (error) {
-      if (!(error instanceof CheckpointMoved)) {
-        log.error({ err: error }, `${name} stopped with an error; restarting`);
-        await sleep(delay, undefined, { signal }).catch(() => {});
-        delay = Math.min(delay * 2, 30_000);
-      }
-    } finally {
-      await lock.release();
+      if (error instanceof CheckpointMoved) return;
+      log.error({ err: error }, `${name} stopped with an error; restarting`);
+      await sleep(delay, undefined, { signal }).catch(() => {});
+      delay = Math.min(delay * 2, 30_000);
     }
-  }
+  });
 }
 
 /** The fan-out consumer: one process at a time follows AlertMatched from its checkpoint. */

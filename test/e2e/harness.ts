@@ -5,16 +5,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import pino from 'pino';
-import { listChannels } from '../../consumers/chat/channels.ts';
-import { alertsCapability } from '../../src/alerts/capability.ts';
 import { buildCapabilities } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { Db } from '../../src/db/db.ts';
 import { type DeliveryOptions, deliveryCapability } from '../../src/delivery/capability.ts';
-import { deliveriesOfMatch } from '../../src/delivery/queries.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
-import { matchingCapability } from '../../src/matching/capability.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { runProjection } from '../../src/projections/runner.ts';
 import type { Capability, Runtime } from '../../src/runtime.ts';
@@ -22,27 +17,10 @@ import { deriveKey } from '../../src/secret-key.ts';
 import { createTestDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 
-/**
- * Named locks scoped to the test's schema: advisory locks span the whole database, and other
- * test files run the same workers in their own schemas at the same time.
- */
-function schemaScoped(db: Db, schema: string): Db {
-  return { ...db, tryLock: (name: string) => db.tryLock(`${schema}:${name}`) };
-}
-
-/** The capabilities this service is made of, with the delivery pipeline's test options. */
+/** The service's capabilities, with the delivery pipeline's test options. */
 function capabilitiesOf(runtime: Runtime, delivery: DeliveryOptions): Capability[] {
-  const replaced = new Set(['alerts', 'matching', 'delivery']);
   return [
-    ...buildCapabilities(runtime).filter((c) => !replaced.has(c.name)),
-    alertsCapability(runtime, {
-      listChannels: ({ botToken }) =>
-        listChannels(
-          botToken,
-          runtime.config.slackApiUrl ? { slackApiUrl: runtime.config.slackApiUrl } : {},
-        ).then((channels) => channels.map((c) => ({ id: c.id, name: c.name, is_private: c.isPrivate }))),
-    }),
-    matchingCapability(runtime, { deliveriesOfMatch }),
+    ...buildCapabilities(runtime).filter((c) => c.name !== 'delivery'),
     deliveryCapability(runtime, delivery),
   ];
 }
@@ -57,7 +35,7 @@ export async function startEarshot(
   options: { env?: Record<string, string>; delivery?: DeliveryOptions } = {},
 ) {
   const testDb = await createTestDb({ max: 30 });
-  const db = schemaScoped(testDb.db, testDb.schema);
+  const db = testDb.db;
   const store = createPostgresEventStore(db, { pollIntervalMs: 20 });
   const secretKey = randomBytes(32);
   const config = loadConfig({
