@@ -18,6 +18,24 @@ const validators: Record<IngestEvent['type'], ValidateFunction> = {
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
 
+/** Pointers to every string (value or key) holding U+0000, which PostgreSQL cannot store as text. */
+function nulCharacters(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+  const problem = (at: string) =>
+    found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
+  if (typeof node === 'string') {
+    if (node.includes('\u0000')) problem(pointer);
+  } else if (Array.isArray(node)) {
+    node.forEach((item, i) => nulCharacters(item, `${pointer}/${i}`, found));
+  } else if (node !== null && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      if (key.includes('\u0000')) problem(at);
+      nulCharacters(value, at, found);
+    }
+  }
+  return found;
+}
+
 /** Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order. */
 function episodeRules(
   prefix: string,
@@ -77,6 +95,8 @@ export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
     return (validate.errors ?? []).map((error) =>
       ajvErrorDetail(error, event, (pointer) => prefix + pointer),
     );
+  const nul = nulCharacters(event, prefix);
+  if (nul.length) return nul;
   return type === 'episode.transcribed'
     ? episodeRules(prefix, event as Extract<IngestEvent, { type: 'episode.transcribed' }>)
     : [];

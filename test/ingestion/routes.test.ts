@@ -103,6 +103,18 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
     ]);
   });
 
+  it('rejects a NUL character anywhere in an event, naming where', async () => {
+    const episode = episodeEvent({ lines: ['fine', 'not \u0000 fine'] });
+    const response = await post([episode]);
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors).toEqual([
+      expect.objectContaining({
+        location: '/events/0/transcript/lines/1/text',
+        message: expect.stringMatching(/NUL/),
+      }),
+    ]);
+  });
+
   it('rejects more than 500 events in one batch', async () => {
     const response = await post(Array.from({ length: 501 }, () => ({ type: 'entity.upserted' })));
     expect(response.statusCode).toBe(422);
