@@ -74,7 +74,10 @@ program
     // (it finishes starting, then drains) instead of killing it mid-migration.
     let stopRequested: string | undefined;
     let stopNow: ((signal: string) => void) | undefined;
-    const onSignal = (signal: string) => (stopNow ? stopNow(signal) : (stopRequested ??= signal));
+    const onSignal = (signal: string) => {
+      if (stopNow) stopNow(signal);
+      else stopRequested ??= signal;
+    };
     process.once('SIGTERM', () => onSignal('SIGTERM'));
     process.once('SIGINT', () => onSignal('SIGINT'));
 

@@ -25,7 +25,7 @@ function nulCharacters(node: unknown, pointer: string, found: ErrorDetail[] = []
   if (typeof node === 'string') {
     if (node.includes('\u0000')) problem(pointer);
   } else if (Array.isArray(node)) {
-    node.forEach((item, i) => nulCharacters(item, `${pointer}/${i}`, found));
+    for (const [i, item] of node.entries()) nulCharacters(item, `${pointer}/${i}`, found);
   } else if (node !== null && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
