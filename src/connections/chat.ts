@@ -149,7 +149,10 @@ export async function chatDestination(deps: { db: Queryable; box: SecretBox }, i
   if (!row) return null;
   return {
     ...toConnection(row),
-    botToken: deps.box.open(row.bot_token_sealed, TOKEN_PURPOSE),
+    // Opened on use, so a deleted connection is recognised without its token.
+    get botToken() {
+      return deps.box.open(row.bot_token_sealed, TOKEN_PURPOSE);
+    },
     deletedAt: row.deleted_at,
   };
 }

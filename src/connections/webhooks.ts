@@ -202,7 +202,10 @@ export async function webhookDestination(
     id: row.id,
     projectId: row.project_id,
     url: row.url,
-    secret: deps.box.open(row.secret_sealed, SECRET_PURPOSE),
+    // Opened on use, so a revoked connection is recognised without its secret.
+    get secret() {
+      return deps.box.open(row.secret_sealed, SECRET_PURPOSE);
+    },
     revokedAt: row.revoked_at,
   };
 }

@@ -8,6 +8,7 @@ import type { DisableTokens } from '../alerts/disable-tokens.ts';
 import { chatDestination } from '../connections/chat.ts';
 import { webhookDestination } from '../connections/webhooks.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
+import { SecretBoxError } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
 import { stillNotifies } from './channels.ts';
 import type { AttemptOutcome } from './decide.ts';
@@ -104,6 +105,20 @@ export async function prepareAttempt(
   }
 }
 
+/**
+ * A secret sealed under a key this process does not have (EARSHOT_SECRET_KEY changed) fails the
+ * attempt permanently, with the reason, rather than crashing it again at every retry.
+ */
+function openOrFail(open: () => string, what: string): string | Preparation {
+  try {
+    return open();
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    const message = `${what} cannot be opened with the configured EARSHOT_SECRET_KEY: ${error.message}`;
+    return { send: async () => ({ ok: false, retryable: false, durationMs: 0, error: message }) };
+  }
+}
+
 async function prepareWebhook(
   deps: ChannelDeps,
   created: DeliveryCreatedData,
@@ -116,12 +131,14 @@ async function prepareWebhook(
   if (!destination || destination.projectId !== alert.projectId)
     return { skip: `webhook connection ${connectionId} does not exist` };
   if (destination.revokedAt) return { skip: `webhook connection ${connectionId} was revoked` };
+  const secret = openOrFail(() => destination.secret, `webhook connection ${connectionId}'s signing secret`);
+  if (typeof secret !== 'string') return secret;
   const body = webhookBody(created, matches);
   const payloadSha256 = sha256Hex(body);
   return {
     async send() {
       const outcome = await sendWebhook(
-        { url: destination.url, deliveryId: created.deliveryId, body, secret: destination.secret },
+        { url: destination.url, deliveryId: created.deliveryId, body, secret },
         deps.webhook,
       );
       return {
@@ -149,12 +166,17 @@ async function prepareChat(
   if (!destination || destination.project_id !== alert.projectId)
     return { skip: `chat connection ${target.chatConnectionId} does not exist` };
   if (destination.deletedAt) return { skip: `chat connection ${target.chatConnectionId} was deleted` };
+  const token = openOrFail(
+    () => destination.botToken,
+    `chat connection ${target.chatConnectionId}'s bot token`,
+  );
+  if (typeof token !== 'string') return token;
   const notice = noticeOf(created, matches);
   return {
     async send() {
       const outcome = await postChatMessage(
         {
-          token: destination.botToken,
+          token,
           channel: target.chatChannelId,
           notice,
           publicBaseUrl: deps.publicBaseUrl,

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookPools } from '../../consumers/webhook/pools.ts';
 import { createWebhookConnection, revokeWebhookConnection } from '../../src/connections/webhooks.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import type { Db } from '../../src/db/db.ts';
 import { deliveryStream } from '../../src/delivery/delivery.ts';
 import { sha256Hex } from '../../src/delivery/payload.ts';
@@ -165,6 +167,28 @@ describe('realtime deliveries', () => {
     expect(row!.error_message).toMatch(/^gave up after 4 attempts: HTTP 500/);
     f.clock.advance(100 * 3_600_000);
     expect(await f.deliverAll()).toBe(0);
+  });
+
+  it('fails a webhook at once, with the reason, when its secret was sealed under another key', async () => {
+    const webhook = await createWebhookConnection(
+      {
+        db: f.db,
+        box: createSecretBox(randomBytes(32)),
+        now: f.clock.now,
+        checkUrl: (url) => checkWebhookUrl(url, { allow: parseAllowCidrs(['127.0.0.0/8']) }),
+      },
+      { projectId: f.tenant.project.id, url: f.receiver.url('/other-key') },
+    );
+    const alert = await f.createAlert({
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: webhook.id }],
+    });
+    const before = f.receiver.requests.length;
+    await f.match(alert.id);
+    await f.deliverAll();
+    const [row] = await deliveryRows(f.db, alert.id);
+    expect(row).toMatchObject({ status: 'ABANDONED', attempts: 1 });
+    expect(row!.error_message).toMatch(/cannot be opened with the configured EARSHOT_SECRET_KEY/);
+    expect(f.receiver.requests.length).toBe(before);
   });
 
   it('ends a realtime email FAILED, not ABANDONED, after the last retry', async () => {
