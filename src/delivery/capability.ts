@@ -5,6 +5,7 @@ import type { WebhookSenderOptions } from '../../consumers/webhook/send.ts';
 import { deliveriesProjection } from '../../projections/deliveries/projection.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
+import { metrics } from '../observability/metrics.ts';
 import type { Capability, Runtime } from '../runtime.ts';
 import { parseAllowCidrs } from '../webhooks/address-rule.ts';
 import { runDigestScheduler } from './digests.ts';
@@ -85,6 +86,13 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
           // destination as attempts in flight, so no send waits in a pool for a connection.
           const pools = createWebhookPools({ connectionsPerPool: options.worker?.concurrency ?? 64 });
           const deps = { ...channels(), webhook: { ...webhook, pools } };
+          // Deliveries waiting for a retry after a failed attempt, counted at scrape time.
+          const unregister = metrics.registerRetryQueueDepth(async () => {
+            const { rows } = await db.query<{ n: number }>(
+              'select count(*)::int as n from delivery_queue where attempts > 0',
+            );
+            return rows[0]?.n;
+          });
           try {
             await runDeliveryWorker(
               {
@@ -100,6 +108,7 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
               options.worker,
             );
           } finally {
+            unregister();
             if (!options.mailer) deps.mailer.close();
             await pools.close();
           }

@@ -4,8 +4,16 @@ import type { Logger } from 'pino';
 import { type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
+import { type DeliveryOutcome, metrics } from '../observability/metrics.ts';
 import { decideAttempt, decideSkip, type NewDeliveryEvent } from './decide.ts';
-import { type DeliveryEvent, type DeliveryState, deliveryStream, foldDelivery, isFinal } from './delivery.ts';
+import {
+  type DeliveryEvent,
+  type DeliveryState,
+  type DeliveryStatus,
+  deliveryStream,
+  foldDelivery,
+  isFinal,
+} from './delivery.ts';
 import { loadMatches, type MatchedData } from './matched.ts';
 import { claimDeliveries, extendLeases, QUEUE_CHANNEL, rescheduleDelivery } from './queue.ts';
 import { createRecorder, type Recorder, type Recording } from './recorder.ts';
@@ -178,17 +186,30 @@ async function attempt(
     if ((await recorder.record({ deliveryId, append, queue: { kind: 'complete' } })) === 'lost')
       return 'lost';
     log.info({ status: next.status }, 'delivery finished');
+    if (next.status !== 'initial') countOutcome(delivery.created.channel, FINAL_OUTCOME[next.status]);
     return 'finished';
   }
   const retry = next.delivery;
   const dueAt = new Date(retry.nextAttemptAt ?? deps.now());
   const queue = { kind: 'reschedule', dueAt, attempts: retry.attempts } as const;
   if ((await recorder.record({ deliveryId, append, queue })) === 'lost') return 'lost';
+  countOutcome(delivery.created.channel, 'retry_scheduled');
   log.info(
     { attempt: retry.attempts, nextAttemptAt: retry.nextAttemptAt, error: retry.lastError },
     'delivery attempt failed',
   );
   return 'rescheduled';
+}
+
+const FINAL_OUTCOME: Partial<Record<DeliveryStatus, DeliveryOutcome>> = {
+  sent: 'delivered',
+  failed: 'failed',
+  abandoned: 'abandoned',
+  skipped: 'skipped',
+};
+
+function countOutcome(channel: string, outcome: DeliveryOutcome | undefined) {
+  if (outcome) metrics.deliveries.inc({ channel: channel.toLowerCase(), outcome });
 }
 
 /** Makes the next attempt of one claimed delivery and records it (tools, tests). */

@@ -9,7 +9,7 @@ export type DeliveryChannel = 'email' | 'chat' | 'webhook';
  * abandoned: the retry budget is spent or the failure is permanent. skipped: nothing was sent on
  * purpose (alert paused, connection revoked, address unverified).
  */
-export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'abandoned' | 'skipped';
+export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'failed' | 'abandoned' | 'skipped';
 
 /** A reading taken at scrape time; return undefined when there is nothing to report. */
 export type GaugeSource<T> = () => Promise<T | undefined> | T | undefined;

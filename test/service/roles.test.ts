@@ -162,12 +162,21 @@ async function runScenario(layout: string[]) {
     });
     await sleep(1_000); // anything doubled would arrive by now
     const webhookIds = receiver.requests.map((r) => String(r.headers['webhook-id']));
+    // Every process serves /metrics; the deliverers count what they delivered.
+    const scraped = await Promise.all(procs.map(async (p) => (await fetch(`${p.url}/metrics`)).text()));
+    const delivered = scraped
+      .map(
+        (text) =>
+          /^earshot_deliveries_total\{channel="webhook",outcome="delivered"\} (\d+)$/m.exec(text)?.[1],
+      )
+      .reduce((sum, value) => sum + Number(value ?? 0), 0);
 
     const exits = await Promise.all(procs.map((p) => terminate(p)));
     return {
       matches: matches.map((m) => `${m.source_id}:${m.mention_count}:${m.is_backfilled}`).sort(),
       deliveries: deliveries.map((d) => `${d.channel}:${d.status}`).sort(),
       webhooks: { received: webhookIds.length, distinct: new Set(webhookIds).size },
+      delivered,
       exits,
     };
   } finally {
@@ -200,12 +209,14 @@ describe('separable roles', () => {
     expect(single.matches).toHaveLength(8);
     expect(single.matches.every((m) => m.endsWith(':1:false'))).toBe(true);
     expect(single.webhooks).toEqual({ received: 8, distinct: 8 });
+    expect(single.delivered).toBe(8);
   });
 
   it('gives the same results with two processes of each role as with one process', () => {
     expect(scaled.matches).toEqual(single.matches);
     expect(scaled.deliveries).toEqual(single.deliveries);
     expect(scaled.webhooks).toEqual(single.webhooks);
+    expect(scaled.delivered).toBe(single.delivered);
   });
 
   it('drains and exits 0 on SIGTERM, every process of every role', () => {
