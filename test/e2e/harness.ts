@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,7 @@ export async function startEarshot(
   };
   const capabilities = capabilitiesOf(runtime, options.delivery ?? {});
   const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
   const running: Promise<unknown>[] = [];
   const projections = capabilities.flatMap((c) => c.projections ?? []);
   for (const projection of projections) {
