@@ -3,6 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addChatConnection } from '../../src/connections/chat.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
+import { deliveryStream } from '../../src/delivery/delivery.ts';
+import { episodeStream } from '../../src/ingestion/events.ts';
+import { matchStream } from '../../src/matching/streams.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver.ts';
@@ -107,7 +110,8 @@ describe('delivery end to end: ingest an episode, receive it on every channel', 
       { type: 'CHAT', chat_connection_id: chat.id, chat_channel_id: 'C0GENERAL' },
     ]);
 
-    await earshot.ingest([mentioning('Jensen Huang')]);
+    const episode = mentioning('Jensen Huang');
+    await earshot.ingest([episode]);
 
     const posted = await eventually(async () => receiver.requests[0], 20_000, 'the webhook');
     const body = new Webhook(secret).verify(
@@ -158,6 +162,13 @@ describe('delivery end to end: ingest an episode, receive it on every channel', 
     const landing = await earshot.api('GET', `/alerts/deliveries/${webhookDelivery.id}`, undefined, {});
     expect(landing.status).toBe(200);
     expect(landing.bytes.toString()).toContain('Our guest today is Jensen Huang.');
+
+    // One correlation id from the ingested event to the delivery; each event names its cause.
+    const [ingested] = await earshot.store.readStream(episodeStream(episode.episode.id));
+    const [matched] = await earshot.store.readStream(matchStream(body.matches[0]!.id));
+    const [created] = await earshot.store.readStream(deliveryStream(webhookDelivery.id));
+    expect(matched!.metadata).toMatchObject({ correlationId: ingested!.id, causationId: ingested!.id });
+    expect(created!.metadata).toMatchObject({ correlationId: ingested!.id, causationId: matched!.id });
 
     const match = await earshot.api('GET', `/v1/alerts/matches/${body.matches[0]!.id}`);
     expect(match.status).toBe(200);
