@@ -80,6 +80,48 @@ describe('earshot admin commands', () => {
     }
   });
 
+  it('connects a chat workspace with its bot token stored encrypted', async () => {
+    const org = await cli('org', 'create', '--name', 'Chat', '--plan', 'TEAM');
+    const project = await cli('project', 'create', '--org', org.json.id, '--name', 'Main');
+    const added = await cli(
+      'chat',
+      'add',
+      '--project',
+      project.json.id,
+      '--team-id',
+      'T0ACME',
+      '--team-name',
+      'Acme',
+      '--bot-token',
+      'xoxb-secret-123',
+    );
+    expect(added.json).toMatchObject({ project_id: project.json.id, team_id: 'T0ACME', team_name: 'Acme' });
+    expect(added.json.id).toMatch(/^[0-9A-Za-z]+$/);
+    expect(added.stdout).not.toContain('xoxb-secret-123');
+    const { rows } = await testDb.db.query<{ sealed: string }>(
+      'select bot_token_sealed as sealed from chat_connections where id = $1',
+      [added.json.id],
+    );
+    expect(rows[0]!.sealed).not.toContain('xoxb-secret-123');
+    const missing = await runCli(
+      [
+        'chat',
+        'add',
+        '--project',
+        'nope',
+        '--team-id',
+        'T',
+        '--team-name',
+        'N',
+        '--bot-token',
+        'x',
+        '--json',
+      ],
+      env,
+    );
+    expect(missing.code).toBe(1);
+  });
+
   it('ingests an NDJSON file, counting duplicates and rejecting invalid lines with their reasons', async () => {
     const episode = episodeEvent();
     const bad = episodeEvent();
