@@ -84,7 +84,7 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
         const episode = event.data as EpisodeTranscribed;
         let matches = matchEpisode(episode, { index: live.index, detector: live.detector, now: deps.now() });
         if (matches.length > 0 && event.revision > 0)
-          matches = await withoutBackfillOwned(deps.store, live, event, matches);
+          matches = await markBackfillOwned(deps.store, live, event, matches);
         if (matches.length === 0) continue;
         const block = matchEpisodeBlock(episode);
         const language = episodeLanguage(episode);
@@ -119,11 +119,12 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
 }
 
 /**
- * For an episode sent again: drops the matches of alerts created after the episode's first
- * version, which their backfill owns (the two never both write a match, so whether it notifies
- * does not depend on which runs first).
+ * For an episode sent again: the matches of alerts created after the episode's first version
+ * belong to their backfill, so they are written as backfilled (never notified), with the same id
+ * the backfill would use. Whichever writes first, the match is the same, and a re-sent version
+ * that only now mentions the entity still gets its match whether the backfill ran before or after.
  */
-async function withoutBackfillOwned(
+async function markBackfillOwned(
   store: EventStore,
   live: LiveWatchlist,
   event: RecordedEvent,
@@ -131,8 +132,9 @@ async function withoutBackfillOwned(
 ): Promise<AlertMatchedData[]> {
   const [first] = await store.readStream(event.streamId, { limit: 1 });
   const firstPosition = first?.position ?? event.position;
-  return matches.filter((match) => {
+  return matches.map((match) => {
     const created = live.createdPositionOf(match.alertId);
-    return created === undefined || comparePositions(created, firstPosition) < 0;
+    const ownedByBackfill = created !== undefined && comparePositions(created, firstPosition) > 0;
+    return ownedByBackfill ? { ...match, isBackfilled: true } : match;
   });
 }

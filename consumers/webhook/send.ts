@@ -71,7 +71,12 @@ async function readSnippet(body: AsyncIterable<Buffer>): Promise<string> {
     size += chunk.length;
     if (size >= SNIPPET_BYTES) break;
   }
-  return Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8').replace(/\s+/g, ' ').trim();
+  // Control characters (NUL included) become spaces: the snippet is recorded in the delivery's events.
+  return Buffer.concat(chunks)
+    .subarray(0, SNIPPET_BYTES)
+    .toString('utf8')
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
 }
 
 function describeError(error: unknown): string {

@@ -20,7 +20,8 @@ export const entitiesProjection: Projection = {
     for (const event of events) {
       const data = event.data as EntityUpserted;
       const seen = latest.get(data.entity.id);
-      if (!seen || seen.occurred_at <= data.occurred_at) latest.set(data.entity.id, data);
+      if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at))
+        latest.set(data.entity.id, data);
     }
     const rows = [...latest.values()];
     if (rows.length === 0) return;

@@ -14,7 +14,8 @@ export const episodesProjection: Projection = {
     const latest = new Map<string, RecordedEvent<string, EpisodeTranscribed>>();
     for (const event of events as readonly RecordedEvent<string, EpisodeTranscribed>[]) {
       const seen = latest.get(event.data.episode.id);
-      if (!seen || seen.data.occurred_at <= event.data.occurred_at) latest.set(event.data.episode.id, event);
+      if (!seen || Date.parse(seen.data.occurred_at) <= Date.parse(event.data.occurred_at))
+        latest.set(event.data.episode.id, event);
     }
     if (latest.size === 0) return;
     const rows = [...latest.values()].map(({ id, data }) => ({

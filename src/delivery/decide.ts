@@ -1,3 +1,4 @@
+import { storableJson } from '../storable-text.ts';
 import type { AttemptRecord, Delivery, DeliveryEvent, RecipientResult } from './delivery.ts';
 import { deliveryEventId } from './ids.ts';
 import { type RetrySchedule, retryDelay } from './schedule.ts';
@@ -44,6 +45,8 @@ export function decideAttempt(
   outcome: AttemptOutcome,
   context: { now: Date; schedule: RetrySchedule; random?: () => number },
 ): NewDeliveryEvent[] {
+  // Responses and errors are the destination's words: recorded, so they must be storable.
+  outcome = storableJson(outcome);
   const deliveryId = delivery.created.deliveryId;
   const at = context.now.toISOString();
   const record: AttemptRecord = { deliveryId, attempt, attemptedAt: at, durationMs: outcome.durationMs };

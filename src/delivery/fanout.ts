@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type Alert, type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { whileLeader } from '../db/leader.ts';
-import { type EventStore, type RecordedEvent, START } from '../eventstore/port.ts';
+import { comparePositions, type EventStore, type RecordedEvent, START } from '../eventstore/port.ts';
 import { channelsOf } from './channels.ts';
 import type { AlertSnapshot, DeliveryCreatedData } from './delivery.ts';
 import { deliveryStream } from './delivery.ts';
@@ -203,9 +203,14 @@ export async function catchUpFanout(deps: FanoutDeps, batchSize = 500): Promise<
   }
 }
 
-/** True when every AlertMatched appended so far has been fanned out. */
+/**
+ * True when every AlertMatched committed so far has been fanned out: also those still held back
+ * from readers by an older open transaction (readAll alone would call those "nothing to read").
+ */
 export async function fanoutCaughtUp(deps: Pick<FanoutDeps, 'db' | 'store'>): Promise<boolean> {
   const from = await readCheckpoint(deps.db, FANOUT);
+  const head = await deps.store.headPosition?.({ eventTypes: [ALERT_MATCHED] });
+  if (head !== undefined) return comparePositions(from, head) >= 0;
   const page = await deps.store.readAll({ after: from, eventTypes: [ALERT_MATCHED], limit: 1 });
   return page.events.length === 0;
 }

@@ -273,8 +273,11 @@ export async function runDeliveryWorker(
           await sleep(Math.min(30_000, 500 * 2 ** failures), undefined, { signal }).catch(() => {});
           continue;
         }
-        const attempts = startAttempts(deps, claimed, recorder);
-        claimed.forEach((id, i) => {
+        // A delivery still being sent here whose lease lapsed (a stalled event loop) comes back
+        // in a claim: the attempt in flight records it; starting another would send it twice.
+        const fresh = claimed.filter((id) => !inFlight.has(id));
+        const attempts = startAttempts(deps, fresh, recorder);
+        fresh.forEach((id, i) => {
           const task = attempts[i]!.then(() => undefined)
             .catch(async (error: unknown) => {
               deps.log.error({ err: error, deliveryId: id }, 'delivery attempt crashed; retrying in 30 s');

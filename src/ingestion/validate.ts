@@ -18,19 +18,26 @@ const validators: Record<IngestEvent['type'], ValidateFunction> = {
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
 
-/** Pointers to every string (value or key) holding U+0000, which PostgreSQL cannot store as text. */
-function nulCharacters(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
-  const problem = (at: string) =>
-    found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
+/**
+ * Pointers to every string (value or key) holding U+0000 or a lone UTF-16 surrogate: JSON allows
+ * both, PostgreSQL cannot store either as text, and a read model would stop at the event.
+ */
+function unstorableText(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+  const check = (text: string, at: string) => {
+    if (text.includes('\u0000'))
+      found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
+    else if (!text.isWellFormed())
+      found.push({ location: at, message: 'contains a lone UTF-16 surrogate, which is not text' });
+  };
   if (typeof node === 'string') {
-    if (node.includes('\u0000')) problem(pointer);
+    check(node, pointer);
   } else if (Array.isArray(node)) {
-    for (const [i, item] of node.entries()) nulCharacters(item, `${pointer}/${i}`, found);
+    for (const [i, item] of node.entries()) unstorableText(item, `${pointer}/${i}`, found);
   } else if (node !== null && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      if (key.includes('\u0000')) problem(at);
-      nulCharacters(value, at, found);
+      check(key, at);
+      unstorableText(value, at, found);
     }
   }
   return found;
@@ -95,8 +102,8 @@ export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
     return (validate.errors ?? []).map((error) =>
       ajvErrorDetail(error, event, (pointer) => prefix + pointer),
     );
-  const nul = nulCharacters(event, prefix);
-  if (nul.length) return nul;
+  const unstorable = unstorableText(event, prefix);
+  if (unstorable.length) return unstorable;
   return type === 'episode.transcribed'
     ? episodeRules(prefix, event as Extract<IngestEvent, { type: 'episode.transcribed' }>)
     : [];
