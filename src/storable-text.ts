@@ -1,3 +1,5 @@
+import type { ErrorDetail } from './errors.ts';
+
 /**
  * Text PostgreSQL can keep in jsonb and text columns: no NUL characters and no lone UTF-16
  * surrogates (either makes a read model's cast fail, and every later event would wait behind it).
@@ -16,4 +18,29 @@ export function storableJson<T>(value: T): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storableJson(v)])) as T;
   }
   return value;
+}
+
+/**
+ * Pointers to every string (value or key) holding U+0000 or a lone UTF-16 surrogate: JSON allows
+ * both, PostgreSQL cannot store either as text, and a read model would stop at the event.
+ */
+export function unstorableText(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+  const check = (text: string, at: string) => {
+    if (text.includes('\u0000'))
+      found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
+    else if (!text.isWellFormed())
+      found.push({ location: at, message: 'contains a lone UTF-16 surrogate, which is not text' });
+  };
+  if (typeof node === 'string') {
+    check(node, pointer);
+  } else if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) unstorableText(item, `${pointer}/${i}`, found);
+  } else if (node !== null && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      check(key, at);
+      unstorableText(value, at, found);
+    }
+  }
+  return found;
 }

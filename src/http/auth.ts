@@ -5,7 +5,7 @@ import type { KeyVerifier, Principal } from '../platform/keys.ts';
 
 /**
  * How a route is reached, set per route as `config: { auth }`:
- * - project: a project key (the default under /v1/)
+ * - project: a project key (the default for every route)
  * - ingest: an ingest key (/v1/ingest/*)
  * - optional: public, but a valid project key makes the caller a member (delivery landing read)
  * - public: no credential looked at
@@ -38,8 +38,9 @@ export function presentedKey(request: FastifyRequest): string | undefined {
 async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
-    const mode: AuthMode =
-      request.routeOptions.config?.auth ?? (request.url.startsWith('/v1/') ? 'project' : 'public');
+    // Every matched route needs a project key unless it says otherwise; only an unmatched URL
+    // (a 404) is public. Never decided from the raw URL: the router decodes %76 to v.
+    const mode: AuthMode = request.routeOptions.config?.auth ?? (request.routeOptions.url ? 'project' : 'public');
     if (mode === 'public') return;
     const key = presentedKey(request);
     if (!key) {

@@ -3,6 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ErrorDetail } from '../errors.ts';
 import { normaliseSpeakerRole } from '../matching/roles.ts';
+import { unstorableText } from '../storable-text.ts';
 import { ajvErrorDetail } from '../validation-errors.ts';
 import type { IngestEvent } from './events.ts';
 
@@ -11,37 +12,32 @@ const schemaFile = (name: string) =>
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv);
+// RFC 3339, narrowed to what PostgreSQL's timestamptz takes: year 1 or later, offsets within ±15:59.
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):([0-5]\d))$/;
+ajv.addFormat('date-time', (value: string) => {
+  const match = RFC3339.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, offset] = match.slice(1, 8).map((part) => Number(part ?? 0));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return (
+    year! >= 1 &&
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 60 &&
+    offset! <= 15
+  );
+});
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
 };
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
-
-/**
- * Pointers to every string (value or key) holding U+0000 or a lone UTF-16 surrogate: JSON allows
- * both, PostgreSQL cannot store either as text, and a read model would stop at the event.
- */
-function unstorableText(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
-  const check = (text: string, at: string) => {
-    if (text.includes('\u0000'))
-      found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
-    else if (!text.isWellFormed())
-      found.push({ location: at, message: 'contains a lone UTF-16 surrogate, which is not text' });
-  };
-  if (typeof node === 'string') {
-    check(node, pointer);
-  } else if (Array.isArray(node)) {
-    for (const [i, item] of node.entries()) unstorableText(item, `${pointer}/${i}`, found);
-  } else if (node !== null && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      check(key, at);
-      unstorableText(value, at, found);
-    }
-  }
-  return found;
-}
 
 /** Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order. */
 function episodeRules(
@@ -88,7 +84,11 @@ function episodeRules(
  */
 export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
   const type = event !== null && typeof event === 'object' ? (event as { type?: unknown }).type : undefined;
-  const validate = typeof type === 'string' ? validators[type as IngestEvent['type']] : undefined;
+  // Own keys only: 'toString' or '__proto__' must not find Object.prototype's members.
+  const validate =
+    typeof type === 'string' && Object.hasOwn(validators, type)
+      ? validators[type as IngestEvent['type']]
+      : undefined;
   if (!validate) {
     return [
       {

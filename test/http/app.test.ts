@@ -85,6 +85,15 @@ describe('HTTP foundation', () => {
     expect(response.json()).toMatchObject({ error_code: 'unauthorized' });
   });
 
+  it('needs the key however the path is spelled: percent-encoded letters do not make a route public', async () => {
+    for (const url of ['/%761/fixture/items', '/v%31/fixture/items', '/V1/fixture/items']) {
+      const response = await app.inject({ url });
+      expect([401, 404]).toContain(response.statusCode);
+      expect(response.statusCode === 404 || response.json().error_code === 'unauthorized').toBe(true);
+    }
+    expect((await app.inject({ url: '/%761/fixture/items' })).statusCode).toBe(401);
+  });
+
   it('accepts the key as X-API-Key, as a bearer token and as the api-key query parameter', async () => {
     const byHeader = await app.inject({ url: '/v1/fixture/items', headers: { 'x-api-key': tenant.key } });
     const byBearer = await app.inject({
@@ -179,6 +188,26 @@ describe('HTTP foundation', () => {
         expect.objectContaining({ location: '/extra', message: 'is not a known property' }),
       ]),
     );
+  });
+
+  it('refuses text PostgreSQL cannot store (NUL, lone surrogates) anywhere in a request, naming where', async () => {
+    const body = await app.inject({
+      method: 'POST',
+      url: '/v1/fixture/things',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      payload: '{"title":"a\\u0000b","tags":["ok","\\ud800"]}',
+    });
+    expect(body.statusCode).toBe(422);
+    expect(body.json()).toMatchObject({
+      error_code: 'invalid_text',
+      errors: [
+        expect.objectContaining({ location: '/title' }),
+        expect.objectContaining({ location: '/tags/1' }),
+      ],
+    });
+    const query = await app.inject({ url: '/v1/fixture/items?cursor=a%00b', headers: tenant.headers });
+    expect(query.statusCode).toBe(400);
+    expect(query.json().errors[0].location).toBe('query.cursor');
   });
 
   it('answers malformed JSON with a 400 problem', async () => {

@@ -115,6 +115,35 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
     ]);
   });
 
+  it('rejects date-times PostgreSQL cannot store: year 0, offsets beyond ±15:59, impossible dates', async () => {
+    for (const publishedAt of [
+      '0000-01-01T00:00:00Z',
+      '2026-11-20T10:00:00+23:00',
+      '2026-02-30T10:00:00Z',
+      '2026-11-20',
+    ]) {
+      const response = await post([episodeEvent({ publishedAt })]);
+      expect(response.statusCode).toBe(422);
+      expect(response.json().errors[0]).toMatchObject({ location: '/events/0/episode/published_at' });
+    }
+    expect((await post([episodeEvent({ publishedAt: '2026-11-20T10:00:00.250+05:30' })])).statusCode).toBe(
+      202,
+    );
+  });
+
+  it('rejects event types named like Object.prototype members', async () => {
+    const response = await post(
+      ['toString', 'constructor', 'hasOwnProperty', '__proto__'].map((type) => ({ type })),
+    );
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors.map((e: { location: string }) => e.location)).toEqual([
+      '/events/0/type',
+      '/events/1/type',
+      '/events/2/type',
+      '/events/3/type',
+    ]);
+  });
+
   it('rejects more than 500 events in one batch', async () => {
     const response = await post(Array.from({ length: 501 }, () => ({ type: 'entity.upserted' })));
     expect(response.statusCode).toBe(422);
