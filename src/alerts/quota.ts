@@ -14,11 +14,14 @@ export type AlertQuotaEvent =
   | { type: 'AlertSlotTaken'; data: { organizationId: string; alertId: string; takenAt: string } }
   | { type: 'AlertSlotReleased'; data: { organizationId: string; alertId: string; releasedAt: string } };
 
-export function evolveQuota(slots: ReadonlySet<string>, event: AlertQuotaEvent): Set<string> {
-  const next = new Set(slots);
+/** The slots held: alert id → when its slot was taken. */
+export type QuotaSlots = Map<string, string>;
+
+export function evolveQuota(slots: ReadonlyMap<string, string>, event: AlertQuotaEvent): QuotaSlots {
+  const next = new Map(slots);
   switch (event.type) {
     case 'AlertSlotTaken':
-      next.add(event.data.alertId);
+      next.set(event.data.alertId, event.data.takenAt);
       return next;
     case 'AlertSlotReleased':
       next.delete(event.data.alertId);

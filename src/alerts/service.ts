@@ -25,7 +25,11 @@ import {
 } from './decide.ts';
 import { type DisableTokens, hashDisableToken, isWellFormedDisableToken } from './disable-tokens.ts';
 import { type AlertPatch, parseAlertDraft, parseAlertPatch, referencesOf } from './input.ts';
-import { type AlertQuotaEvent, alertQuotaStream, evolveQuota } from './quota.ts';
+import { type AlertQuotaEvent, alertQuotaStream, evolveQuota, type QuotaSlots } from './quota.ts';
+
+/** How long a slot taken for an alert with no events yet counts as a request in flight. */
+const IN_FLIGHT_MS = 60_000;
+
 import { type AlertResource, alertResource } from './resource.ts';
 import { activeAlertAllowance, type Plan } from './values.ts';
 
@@ -234,12 +238,12 @@ export class AlertService {
     };
   }
 
-  async #loadQuota(organizationId: string): Promise<Loaded<Set<string>>> {
+  async #loadQuota(organizationId: string): Promise<Loaded<QuotaSlots>> {
     const events = await this.#deps.store.readStream(alertQuotaStream(organizationId));
     return {
       state: events.reduce(
         (slots, event) => evolveQuota(slots, event as unknown as AlertQuotaEvent),
-        new Set<string>(),
+        new Map<string, string>(),
       ),
       revision: expected(events),
     };
@@ -292,7 +296,7 @@ export class AlertService {
       for (let attempt = 1; ; attempt++) {
         const current = await this.#load(alertId);
         const quota = await this.#loadQuota(organizationId);
-        let activeElsewhere = [...quota.state].filter((id) => id !== alertId).length;
+        let activeElsewhere = [...quota.state.keys()].filter((id) => id !== alertId).length;
         const allowance = activeAlertAllowance(plan.plan, plan.alertPacks);
         if (mayActivate && allowance !== null && activeElsewhere >= allowance) {
           activeElsewhere = await this.#releaseStaleSlots(organizationId, quota.state, alertId);
@@ -358,16 +362,16 @@ export class AlertService {
   }
 
   /** At the limit: releases slots whose alert is not active (left by a crash); returns the true count. */
-  async #releaseStaleSlots(
-    organizationId: string,
-    slots: ReadonlySet<string>,
-    except: string,
-  ): Promise<number> {
+  async #releaseStaleSlots(organizationId: string, slots: ReadonlyMap<string, string>, except: string) {
     let active = 0;
-    for (const id of slots) {
+    for (const [id, takenAt] of slots) {
       if (id === except) continue;
       const { state } = await this.#load(id);
-      if (state.status === 'active') active++;
+      // A slot whose alert has no events yet is a create or resume in flight in another process,
+      // unless it is older than any request: then that process died between its two appends.
+      const inFlight =
+        state.status === 'initial' && this.#deps.now().getTime() - Date.parse(takenAt) < IN_FLIGHT_MS;
+      if (state.status === 'active' || inFlight) active++;
       else await this.#release(organizationId, id);
     }
     return active;

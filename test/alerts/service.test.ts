@@ -236,16 +236,33 @@ describe.each(ENGINES)('the active-alert allowance on %s', (engine) => {
     const project = await createProject(f.db, { organizationId: org.id, name: 'P' });
     const caller = { projectId: project.id, organizationId: org.id };
     await verifyEmail(f.db, org.id, 'ops@example.com');
-    // Ten slots held by alerts that never got their AlertCreated appended (a crash in between).
+    // Ten slots held by alerts that never got their AlertCreated appended (a crash in between,
+    // two minutes ago: longer than any request).
+    const longAgo = new Date(f.now().getTime() - 120_000).toISOString();
     await f.store.append(
       alertQuotaStream(org.id),
       Array.from({ length: 10 }, (_, i) => ({
         type: 'AlertSlotTaken',
-        data: { organizationId: org.id, alertId: `ghost-${i}`, takenAt: new Date().toISOString() },
+        data: { organizationId: org.id, alertId: `ghost-${i}`, takenAt: longAgo },
       })),
     );
     const alert = await f.service.create(caller, alertBody());
     expect(alert.is_active).toBe(true);
+  });
+
+  it('counts a slot just taken for an alert not yet created: a create in flight in another process', async () => {
+    const org = await createOrganization(f.db, { name: 'Busy', plan: 'TEAM' });
+    const project = await createProject(f.db, { organizationId: org.id, name: 'P' });
+    const caller = { projectId: project.id, organizationId: org.id };
+    await verifyEmail(f.db, org.id, 'ops@example.com');
+    for (let i = 0; i < 9; i++) await f.service.create(caller, alertBody());
+    await f.store.append(alertQuotaStream(org.id), [
+      {
+        type: 'AlertSlotTaken',
+        data: { organizationId: org.id, alertId: 'in-flight', takenAt: f.now().toISOString() },
+      },
+    ]);
+    expect((await failure(f.service.create(caller, alertBody()))).errorCode).toBe('add_on_required');
   });
 
   it('refuses every alert on STARTER and GROWTH with resolve', async () => {
