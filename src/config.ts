@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { decodeKey } from './secret-key.ts';
 
 /** Every environment variable earshot reads (contracts.md §1), parsed once. */
 export interface Config {
@@ -13,6 +14,8 @@ export interface Config {
   smtpFrom: string;
   slackApiUrl: string | undefined;
   secretKey: string | undefined;
+  /** Keys that were EARSHOT_SECRET_KEY before a rotation: still accepted, never used for new values. */
+  previousSecretKeys: Buffer[];
   retrySchedule: string;
   webhookAllowCidrs: string[];
   logLevel: string;
@@ -42,6 +45,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpFrom: env.SMTP_FROM ?? 'earshot <alerts@earshot.localhost>',
     slackApiUrl: env.SLACK_API_URL || undefined,
     secretKey: env.EARSHOT_SECRET_KEY || undefined,
+    previousSecretKeys: (list(env.EARSHOT_PREVIOUS_SECRET_KEYS) ?? []).map((key, i) =>
+      decodeKey(key, `EARSHOT_PREVIOUS_SECRET_KEYS (key ${i + 1})`),
+    ),
     retrySchedule: env.EARSHOT_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',

@@ -15,6 +15,8 @@ export interface Runtime {
   db: Db;
   store: EventStore;
   secretKey: Buffer;
+  /** EARSHOT_PREVIOUS_SECRET_KEYS: still accepted after a rotation, never used for new values. None when absent. */
+  previousSecretKeys?: readonly Buffer[];
   log: Logger;
   /** The clock; tests inject one to run a week in a second. */
   now(): Date;

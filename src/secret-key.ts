@@ -6,7 +6,8 @@ import type { Config } from './config.ts';
 /**
  * The 32-byte root key (EARSHOT_SECRET_KEY, base64). When unset it is generated once into
  * DATA_DIR/secret.key (mode 0600), so one machine keeps working across restarts; several
- * processes or machines must share EARSHOT_SECRET_KEY.
+ * processes or machines must share EARSHOT_SECRET_KEY. After a rotation the old key is listed in
+ * EARSHOT_PREVIOUS_SECRET_KEYS (config.ts) until nothing needs it (docs/operations.md).
  */
 export function loadSecretKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Buffer {
   if (config.secretKey) return decodeKey(config.secretKey, 'EARSHOT_SECRET_KEY');
@@ -26,7 +27,8 @@ export function loadSecretKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Bu
   return key;
 }
 
-function decodeKey(text: string, source: string): Buffer {
+/** A 32-byte key from its base64 text; `source` names where it came from in the error. */
+export function decodeKey(text: string, source: string): Buffer {
   const key = Buffer.from(text, 'base64');
   if (key.length !== 32)
     throw new Error(`${source} must be 32 bytes encoded as base64 (got ${key.length} bytes)`);

@@ -5,15 +5,29 @@ import type { Config } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { openDb } from './db/open.ts';
 import { openEventStore } from './eventstore/open.ts';
-import { buildHttpApp } from './http/app.ts';
+import { buildHttpApp, redactUrl } from './http/app.ts';
 import type { EarlyServer } from './http/early-server.ts';
 import { opsHandler } from './observability/ops-handler.ts';
 import { runProjection } from './projections/runner.ts';
 import type { Role, Runtime } from './runtime.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'earshot' } });
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      base: { service: 'earshot' },
+      // Keys may come as ?api-key= and disable links carry ?token=: neither reaches the logs.
+      serializers: {
+        req: (request: { method: string; url: string; id: string }) => ({
+          method: request.method,
+          url: redactUrl(request.url),
+          id: request.id,
+        }),
+      },
+    },
+    destination ?? pino.destination(1),
+  );
 }
 
 /** Opens the database (migrating it when asked), the event store and the secret key. */
@@ -34,6 +48,7 @@ export async function openRuntime(
       db,
       store,
       secretKey: loadSecretKey(config),
+      previousSecretKeys: config.previousSecretKeys,
       log,
       now: options.now ?? (() => new Date()),
     };
@@ -79,7 +94,15 @@ export async function startService(
     for (const projection of capabilities.flatMap((c) => c.projections ?? [])) {
       keep(
         `projection:${projection.name}`,
-        runProjection(runtime.db, runtime.store, projection, { signal: controller.signal }),
+        runProjection(runtime.db, runtime.store, projection, {
+          signal: controller.signal,
+          // The runner retries a failed batch with back-off; each failure is worth a line.
+          onError: (error) =>
+            runtime.log.error(
+              { err: error, projection: projection.name },
+              'projection batch failed; retrying',
+            ),
+        }),
       );
     }
   }
@@ -92,6 +115,7 @@ export async function startService(
     ? await buildHttpApp({
         db: runtime.db,
         cursorKey: deriveKey(runtime.secretKey, 'cursor'),
+        previousCursorKeys: (runtime.previousSecretKeys ?? []).map((key) => deriveKey(key, 'cursor')),
         routes: capabilities.flatMap((c) => c.routes ?? []),
         logger: runtime.log.child({ component: 'http' }),
         ...(options.server ? { server: options.server } : {}),

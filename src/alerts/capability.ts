@@ -23,8 +23,8 @@ export function alertsCapability(
   runtime: Runtime,
   options: { listChannels: ChannelLister; entities?: EntityDirectory },
 ): AlertsCapability {
-  const box = createSecretBox(runtime.secretKey);
-  const tokens = createDisableTokens(runtime.secretKey);
+  const box = createSecretBox(runtime.secretKey, runtime.previousSecretKeys);
+  const tokens = createDisableTokens(runtime.secretKey, runtime.previousSecretKeys);
   const service = new AlertService({
     db: runtime.db,
     store: runtime.store,

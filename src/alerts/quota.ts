@@ -8,7 +8,8 @@
  * slots are found and released when the organization reaches its limit (see service.ts), so the
  * allowance is never permanently lost.
  */
-export const alertQuotaStream = (organizationId: string) => `alert-quota-${organizationId}`;
+// Not "alert-…": that prefix is alertStream's, and an alert id comes from a URL.
+export const alertQuotaStream = (organizationId: string) => `quota-${organizationId}`;
 
 export type AlertQuotaEvent =
   | { type: 'AlertSlotTaken'; data: { organizationId: string; alertId: string; takenAt: string } }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
 import { addChatConnection } from '../connections/chat.ts';
@@ -23,6 +24,7 @@ import { closeRuntime, createLogger, openRuntime, startService } from '../servic
 import { ingestFile } from './ingest-file.ts';
 import { fail, printResult } from './output.ts';
 import { progressBar } from './progress.ts';
+import { disableLinksNeedingPreviousKeys, resealSecrets } from './secrets.ts';
 
 const program = new Command('earshot')
   .description('earshot: podcast mention alerts, from ingestion to delivery')
@@ -221,7 +223,11 @@ program
     admin(
       async (runtime, options: { project: string; teamId: string; teamName: string; botToken: string }) => {
         const connection = await addChatConnection(
-          { db: runtime.db, box: createSecretBox(runtime.secretKey), now: runtime.now },
+          {
+            db: runtime.db,
+            box: createSecretBox(runtime.secretKey, runtime.previousSecretKeys),
+            now: runtime.now,
+          },
           {
             projectId: options.project,
             teamId: options.teamId,
@@ -232,6 +238,25 @@ program
         return { ...connection };
       },
     ),
+  );
+
+program
+  .command('secrets')
+  .description('values sealed under EARSHOT_SECRET_KEY (webhook secrets, chat bot tokens)')
+  .command('reseal')
+  .description('seal under EARSHOT_SECRET_KEY every value still sealed under EARSHOT_PREVIOUS_SECRET_KEYS')
+  .addOption(json)
+  .action(
+    admin(async (runtime) => {
+      const box = createSecretBox(runtime.secretKey, runtime.previousSecretKeys);
+      const result = await resealSecrets({ db: runtime.db, box });
+      if (result.remaining > 0) process.exitCode = 1;
+      const tokens = createDisableTokens(runtime.secretKey, runtime.previousSecretKeys);
+      return {
+        ...result,
+        disableLinksNeedingPreviousKeys: await disableLinksNeedingPreviousKeys(runtime.db, tokens),
+      };
+    }),
   );
 
 program

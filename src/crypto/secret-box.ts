@@ -7,8 +7,9 @@ import { deriveKey, loadSecretKey } from '../secret-key.ts';
  * key derived from the root key (EARSHOT_SECRET_KEY, see src/secret-key.ts).
  *
  * Format: `v1.<keyId>.<iv>.<ciphertext>.<tag>`, each part base64url. keyId names the key that
- * sealed it (8 bytes of sha256 of the derived key), so a rotation can list the old key under
- * `previous` and re-seal lazily or in bulk. The purpose is bound as additional authenticated
+ * sealed it (8 bytes of sha256 of the derived key), so after a rotation the old key is passed as
+ * `previous` (EARSHOT_PREVIOUS_SECRET_KEYS) and `earshot secrets reseal` moves what it sealed to the
+ * current key (src/cli/secrets.ts). The purpose is bound as additional authenticated
  * data, so a bot token cannot be decrypted in the place of a webhook secret.
  */
 export interface SecretBox {
@@ -61,7 +62,7 @@ export function createSecretBox(rootKey: Buffer, previous: readonly Buffer[] = [
       const key = keys.get(keyId);
       if (!key)
         throw new SecretBoxError(
-          `Sealed with key ${keyId}, which is not configured: was EARSHOT_SECRET_KEY changed?`,
+          `Sealed with key ${keyId}, which is not configured: was EARSHOT_SECRET_KEY changed without keeping the old key in EARSHOT_PREVIOUS_SECRET_KEYS?`,
         );
       try {
         const decipher = createDecipheriv('aes-256-gcm', key.bytes, Buffer.from(iv, 'base64url'));
@@ -86,6 +87,10 @@ export function createSecretBox(rootKey: Buffer, previous: readonly Buffer[] = [
   };
 }
 
-/** The box under the configured root key (EARSHOT_SECRET_KEY, else DATA_DIR/secret.key made once). */
-export const openSecretBox = (config: Pick<Config, 'secretKey' | 'dataDir'>) =>
-  createSecretBox(loadSecretKey(config));
+/**
+ * The box under the configured root key (EARSHOT_SECRET_KEY, else DATA_DIR/secret.key made once),
+ * opening what the previous keys sealed.
+ */
+export const openSecretBox = (
+  config: Pick<Config, 'secretKey' | 'dataDir'> & Partial<Pick<Config, 'previousSecretKeys'>>,
+) => createSecretBox(loadSecretKey(config), config.previousSecretKeys ?? []);

@@ -36,7 +36,7 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
   const { db, store, config } = runtime;
   const now = () => runtime.now();
   const log = runtime.log.child({ capability: 'delivery' });
-  const box = createSecretBox(runtime.secretKey);
+  const box = createSecretBox(runtime.secretKey, runtime.previousSecretKeys);
   const ids = createDeliveryIds(runtime.secretKey);
   const schedule = parseRetrySchedule(config.retrySchedule);
   const webhook: WebhookSenderOptions = {
@@ -53,7 +53,7 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
     return {
       db,
       box,
-      tokens: createDisableTokens(runtime.secretKey),
+      tokens: createDisableTokens(runtime.secretKey, runtime.previousSecretKeys),
       mailer,
       publicBaseUrl: config.publicBaseUrl,
       smtpFrom: config.smtpFrom,

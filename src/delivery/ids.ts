@@ -19,6 +19,11 @@ function base62Of(bytes: Buffer, length: number): string {
  * Delivery ids are the access factor of the public landing read, so they must be unguessable
  * (128 bits of an HMAC under a purpose key of EARSHOT_SECRET_KEY), yet a redelivered AlertMatched
  * or a repeated digest run must land on the same stream: so they are derived, not random.
+ *
+ * Only the current key derives them, never a previous one: after a leak, ids of new deliveries
+ * must not be computable with the leaked key. Ids already made keep working (they are stored).
+ * The cost is confined to a rotation: a fan-out batch or digest interrupted by a crash under one
+ * key and redone under the other gets new ids (docs/operations.md, "Rotating EARSHOT_SECRET_KEY").
  */
 export interface DeliveryIds {
   realtime(matchId: string, channelKey: string): string;

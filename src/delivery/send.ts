@@ -195,6 +195,11 @@ async function prepareChat(
   };
 }
 
+const UNKNOWN_TOKEN_KEY =
+  "this recipient's disable link was issued under a key that is neither EARSHOT_SECRET_KEY nor in " +
+  'EARSHOT_PREVIOUS_SECRET_KEYS: put that key back among the previous keys, or remove the recipient ' +
+  'from the alert and add it again (a new link)';
+
 async function prepareEmail(
   deps: ChannelDeps,
   created: DeliveryCreatedData,
@@ -221,12 +226,15 @@ async function prepareEmail(
           const token = alert.disableTokens[email];
           if (!token)
             return { email, ok: false, retryable: false, error: 'no disable token for this recipient' };
+          // The token this recipient was issued, under whichever configured key issued it.
+          const disableToken = deps.tokens.linkToken(alert.id, token);
+          if (!disableToken) return { email, ok: false, retryable: false, error: UNKNOWN_TOKEN_KEY };
           const outcome = await sendAlertEmail(deps.mailer, {
             notice,
             to: email,
             from: deps.smtpFrom,
             publicBaseUrl: deps.publicBaseUrl,
-            disableToken: deps.tokens.tokenFor(alert.id, email, token.tokenId),
+            disableToken,
           });
           return {
             email,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { fold } from '../../projections/entities/projection.ts';
 import {
   type EntityRow,
   findEntity,
@@ -167,6 +168,10 @@ export async function entityRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { q, type, limit, cursor } = request.query;
+      if (!fold(q.replace(/^@/, '')))
+        throw new BadRequestError('invalid_parameter', 'q must contain something to search for.', [
+          { location: 'query.q', message: 'is blank', value: q },
+        ]);
       let offset = 0;
       if (cursor) {
         const position = app.cursors.decode<{ q: string; t: string | null; o: number }>(cursor);

@@ -8,8 +8,9 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { Db } from '../db/db.ts';
-import { NotFoundError } from '../errors.ts';
+import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
+import { unstorableText } from '../storable-text.ts';
 import { auth } from './auth.ts';
 import { type CursorCodec, createCursorCodec } from './cursor.ts';
 import type { EarlyServer } from './early-server.ts';
@@ -20,6 +21,8 @@ import { buildValidator } from './validation.ts';
 export interface HttpDeps {
   db: Db;
   cursorKey: Buffer;
+  /** Cursor keys of the previous root keys: their cursors are still accepted (cursor.ts). */
+  previousCursorKeys?: readonly Buffer[];
   /** Route plugins of each capability, registered under the shared infrastructure. */
   routes: FastifyPluginAsync[];
   /** A pino logger for requests; none when omitted (tests). */
@@ -37,6 +40,18 @@ declare module 'fastify' {
 }
 
 export const API_VERSION = '0.1.0';
+
+const SECRET_QUERY = /([?&](?:api-key|token)=)[^&#]*/gi;
+export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]');
+
+/** The plain fields of a small multipart/form-data body (no files). */
+function* parseMultipartFields(body: string): Generator<[string, string]> {
+  for (const part of body.split(/\r?\n--/)) {
+    const name = /content-disposition:[^\r\n]*\bname="([^"]*)"/i.exec(part)?.[1];
+    const value = /\r?\n\r?\n([\s\S]*?)\s*$/.exec(part)?.[1];
+    if (name !== undefined && value !== undefined) yield [name, value.replace(/\r?\n--[^\r\n]*--\s*$/, '')];
+  }
+}
 
 /** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
@@ -65,13 +80,36 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const app = Fastify(options) as unknown as FastifyInstance;
 
   app.decorate('db', deps.db);
-  app.decorate('cursors', createCursorCodec(deps.cursorKey));
+  app.decorate('cursors', createCursorCodec(deps.cursorKey, deps.previousCursorKeys));
   app.addSchema(problemSchema);
 
   app.setErrorHandler((error, request, reply) => {
     const body = toProblem(error, request);
     if (body.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, body);
+  });
+  // JSON may carry NUL characters and lone surrogates; PostgreSQL text cannot. Refused here, for
+  // every route, before they reach an event that no read model could then apply.
+  app.addHook('preValidation', async (request) => {
+    const body = unstorableText(request.body, '');
+    if (body.length)
+      throw new ValidationError('invalid_text', 'The request body holds text that cannot be stored.', body);
+    const parameters = [
+      ...unstorableText(request.params, 'path').map((e) => ({
+        ...e,
+        location: e.location.replace('path/', 'path.'),
+      })),
+      ...unstorableText(request.query, 'query').map((e) => ({
+        ...e,
+        location: e.location.replace('query/', 'query.'),
+      })),
+    ];
+    if (parameters.length)
+      throw new BadRequestError(
+        'invalid_parameter',
+        'A request parameter holds text that cannot be stored.',
+        parameters,
+      );
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -86,6 +124,15 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     return payload;
   });
+  // RFC 8058 one-click unsubscribe POSTs carry List-Unsubscribe=One-Click, preferably as
+  // multipart/form-data; the routes that take them need nothing from the body but accept it.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'string', bodyLimit: 8192 },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(parseMultipartFields(body as string)));
+    },
+  );
   // application/x-www-form-urlencoded: the RFC 8058 one-click unsubscribe POST.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

@@ -40,7 +40,8 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
   app.addHook('onRequest', async (request) => {
     // Every matched route needs a project key unless it says otherwise; only an unmatched URL
     // (a 404) is public. Never decided from the raw URL: the router decodes %76 to v.
-    const mode: AuthMode = request.routeOptions.config?.auth ?? (request.routeOptions.url ? 'project' : 'public');
+    const mode: AuthMode =
+      request.routeOptions.config?.auth ?? (request.routeOptions.url ? 'project' : 'public');
     if (mode === 'public') return;
     const key = presentedKey(request);
     if (!key) {

@@ -326,6 +326,14 @@ describe('PATCH and DELETE /v1/alerts/{id}', () => {
       404,
       'alert_not_found',
     );
+    // Ids shaped like another stream's name find nothing either (never that stream's events).
+    await createAlert();
+    for (const id of [`quota-${f.a.organization.id}`, 'quota-x'])
+      expectProblem(
+        await f.app.inject({ url: `/v1/alerts/${id}`, headers: f.a.headers }),
+        404,
+        'alert_not_found',
+      );
   });
 });
 
@@ -354,6 +362,16 @@ describe('the disable link (public)', () => {
     expect(first.headers.location).toBeUndefined();
     expect(first.json()).toMatchObject({ status: 'disabled', is_active: false });
     expect((await click()).json()).toMatchObject({ status: 'disabled' });
+    // RFC 8058 prefers multipart/form-data for the one-click POST.
+    const boundary = 'earshot-boundary';
+    const multipart = await f.app.inject({
+      method: 'POST',
+      url: `/v1/alerts/disable?token=${encodeURIComponent(token)}`,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`,
+    });
+    expect(multipart.statusCode).toBe(200);
+    expect(multipart.json()).toMatchObject({ status: 'disabled' });
     const events = await f.store.readStream(alertStream(alert.id));
     expect(events.filter((e) => e.type === 'AlertDisabledByRecipient')).toHaveLength(1);
 

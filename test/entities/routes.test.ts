@@ -149,7 +149,7 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
   });
 
   it('requires q of at least one character', async () => {
-    for (const query of [{}, { q: '' }] as Record<string, string>[]) {
+    for (const query of [{}, { q: '' }, { q: '   ' }, { q: '@' }] as Record<string, string>[]) {
       const response = await get('/v1/entities/search', query);
       expect(response.statusCode).toBe(400);
       expect(response.json().errors[0].location).toBe('query.q');
