@@ -1,14 +1,16 @@
 import { type DisableTokens, hashDisableToken } from '../alerts/disable-tokens.ts';
+import { TOKEN_PURPOSE } from '../connections/chat.ts';
+import { SECRET_PURPOSE } from '../connections/webhooks.ts';
 import { type SecretBox, SecretBoxError } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
 
 /**
  * Every column holding values sealed by the secret box, with the purpose they are sealed for
- * (the SECRET_PURPOSE / TOKEN_PURPOSE of src/connections/webhooks.ts and chat.ts).
+ * (src/connections/webhooks.ts and chat.ts).
  */
 const SEALED = [
-  { table: 'webhook_connections', column: 'secret_sealed', purpose: 'webhook-secret' },
-  { table: 'chat_connections', column: 'bot_token_sealed', purpose: 'chat-bot-token' },
+  { table: 'webhook_connections', column: 'secret_sealed', purpose: SECRET_PURPOSE },
+  { table: 'chat_connections', column: 'bot_token_sealed', purpose: TOKEN_PURPOSE },
 ] as const;
 
 type Sealed = (typeof SEALED)[number];

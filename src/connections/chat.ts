@@ -37,7 +37,7 @@ interface Row {
   deleted_at: Date | null;
 }
 
-const TOKEN_PURPOSE = 'chat-bot-token';
+export const TOKEN_PURPOSE = 'chat-bot-token';
 
 function toConnection(row: Row): ChatConnection {
   const connection: ChatConnection = {

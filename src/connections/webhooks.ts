@@ -45,7 +45,7 @@ interface Row {
   revoked_at: Date | null;
 }
 
-const SECRET_PURPOSE = 'webhook-secret';
+export const SECRET_PURPOSE = 'webhook-secret';
 const MAX_URL_LENGTH = 2048;
 const MAX_NAME_LENGTH = 200;
 

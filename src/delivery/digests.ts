@@ -147,7 +147,15 @@ async function makeDigest(
   if (done.rowCount > 0) return true;
   const before = previousWindow(window);
   const id = deps.ids.digest(alert.id, plan.key, window.cadence, window.start);
-  const previousId = deps.ids.digest(alert.id, plan.key, window.cadence, before.start);
+  // The previous window's digest as recorded, not re-derived: after a key rotation the
+  // derivation gives another id.
+  const { rows: previousRows } = await deps.db.query<{ delivery_id: string }>(
+    `select delivery_id from digest_windows
+      where alert_id = $1 and channel_key = $2 and cadence = $3 and window_start = $4`,
+    [alert.id, plan.key, window.cadence, before.start.toISOString()],
+  );
+  const previousId =
+    previousRows[0]?.delivery_id ?? deps.ids.digest(alert.id, plan.key, window.cadence, before.start);
 
   // The digest before, if it failed, gives its own window's matches to this one and stops.
   let reselected = new Set<string>();
