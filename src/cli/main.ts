@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import pino from 'pino';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
@@ -37,10 +38,14 @@ function admin<A extends unknown[]>(run: (runtime: Runtime, ...args: A) => Promi
     const config = loadConfig();
     let runtime: Runtime | undefined;
     try {
-      runtime = await openRuntime(config, { migrate: true, log: createLogger({ logLevel: 'warn' }) });
+      // Logs go to stderr: stdout carries the command's one result.
+      runtime = await openRuntime(config, {
+        migrate: true,
+        log: createLogger({ logLevel: 'warn' }, pino.destination(2)),
+      });
       printResult(await run(runtime, ...args), Boolean(options.json));
     } catch (error) {
-      fail(error);
+      fail(error, Boolean(options.json));
     } finally {
       if (runtime) await closeRuntime(runtime);
     }

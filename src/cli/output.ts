@@ -10,8 +10,15 @@ export function printResult(result: Record<string, unknown>, json: boolean) {
 }
 
 /** One line on stderr and a non-zero exit, never a stack trace for an operator's mistake. */
-export function fail(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`earshot: ${message.split('\n')[0]}\n`);
+export function fail(error: unknown, json = false): never {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  // With --json the one object on stdout is the error, so a script always has JSON to read.
+  if (json) {
+    const code = (error as { errorCode?: unknown }).errorCode;
+    process.stdout.write(
+      `${JSON.stringify({ error: { message, ...(typeof code === 'string' && { code }) } })}\n`,
+    );
+  }
+  process.stderr.write(`earshot: ${message}\n`);
   process.exit(1);
 }

@@ -66,6 +66,14 @@ describe('earshot admin commands', () => {
     expect(stored.rows[0]!.secret_sha256.toString('utf8')).not.toContain(key.json.key.slice(-40));
   });
 
+  it('prints the error as the one JSON object with --json', async () => {
+    const result = await runCli(['org', 'set-plan', '--org', 'nope', '--plan', 'TEAM', '--json'], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { message: 'No organization nope.', code: 'organization_not_found' },
+    });
+  });
+
   it('fails with one line on stderr and a non-zero exit for a bad plan, a missing option or an unknown org', async () => {
     for (const args of [
       ['org', 'create', '--name', 'X', '--plan', 'GOLD'],
@@ -74,7 +82,6 @@ describe('earshot admin commands', () => {
     ]) {
       const result = await runCli([...args, '--json'], env);
       expect(result.code).not.toBe(0);
-      expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(/^earshot: /);
     }
