@@ -28,6 +28,9 @@ create table delivery_match_copies (
 );
 create index delivery_match_copies_digest on delivery_match_copies (digest_cadence, alert_id, detected_at)
   where digest_cadence is not null;
+-- Closing a digest window finds the alerts with matches in it by time alone.
+create index delivery_match_copies_window on delivery_match_copies (digest_cadence, detected_at)
+  where digest_cadence is not null;
 
 -- One row per (alert, channel, cadence, window) once its digest exists (delivery_id null when the
 -- window had nothing to send): with the deterministic digest id, exactly one digest per window.
