@@ -63,8 +63,21 @@ export const entitiesProjection: Projection = {
         ),
       ],
     );
+    // entity_names mirrors search_names of the rows as they now stand (an older upsert changed nothing).
+    await tx.query(
+      `with current_names as (
+         select distinct e.id, n.name from entities e, unnest(e.search_names) as n(name) where e.id = any($1::text[])
+       ), stale as (
+         delete from entity_names x
+          where x.entity_id = any($1::text[])
+            and not exists (select 1 from current_names c where c.id = x.entity_id and c.name = x.name)
+       )
+       insert into entity_names (entity_id, name) select id, name from current_names on conflict do nothing`,
+      [rows.map((row) => row.entity.id)],
+    );
   },
   async reset(tx: Queryable) {
+    await tx.query('delete from entity_names');
     await tx.query('delete from entities');
   },
 };

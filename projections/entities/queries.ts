@@ -44,32 +44,46 @@ export interface SearchHit extends EntityRow {
 /**
  * Best match first: exact (name, alias, slug, ticker or domain), then prefix of a name or alias,
  * then fuzzy (trigram similarity, so typos and partial names still find the entity).
+ *
+ * Each kind of match is its own branch answered from an index, keeping only its best offset+limit
+ * rows in the final order; an entity found by several branches keeps its best rank. The final page
+ * is always among those rows: every entity ahead of it in its branch is also ahead of it overall.
  */
 export async function searchEntities(
   db: Queryable,
   input: { q: string; entityType?: string; limit: number; offset: number },
 ): Promise<SearchHit[]> {
   const q = fold(input.q.replace(/^@/, ''));
+  const branch = (rank: number, from: string, where: string) =>
+    `(select e.id, ${rank} as rank from ${from}
+       where ${where} and ($3::text is null or e.entity_type = $3::text)
+       order by similarity(e.search_text, $1::text) desc, e.name, e.id
+       limit $6::int)`;
   const { rows } = await db.query<EntityRow & { rank: number }>(
-    `select ${COLUMNS}, rank from (
-       select e.*,
-              case
-                when $1::text = any(e.search_names) or e.slug = $1::text
-                  or lower(e.company->>'ticker') = $1::text or lower(e.company->>'domain') = $1::text then 0
-                when exists (select 1 from unnest(e.search_names) n where n like $2::text || '%') then 1
-                else 2
-              end as rank,
-              similarity(e.search_text, $1::text) as score
-         from entities e
-        where ($3::text is null or e.entity_type = $3::text)
-          and ($1::text = any(e.search_names) or e.slug = $1::text
-               or lower(e.company->>'ticker') = $1::text or lower(e.company->>'domain') = $1::text
-               or exists (select 1 from unnest(e.search_names) n where n like $2::text || '%')
-               or e.search_text % $1::text or $1::text <% e.search_text)
-     ) ranked
-     order by rank, score desc, name, id
-     limit $4::int offset $5::int`,
-    [q, q.replace(/[\\%_]/g, (c) => `\\${c}`), input.entityType ?? null, input.limit, input.offset],
+    `with hits as (
+       ${branch(0, 'entity_names n join entities e on e.id = n.entity_id', 'n.name = $1::text')}
+       union all ${branch(0, 'entities e', 'e.slug = $1::text')}
+       union all ${branch(0, 'entities e', "lower(e.company->>'ticker') = $1::text")}
+       union all ${branch(0, 'entities e', "lower(e.company->>'domain') = $1::text")}
+       union all ${branch(
+         1,
+         'entities e',
+         "e.id in (select n.entity_id from entity_names n where n.name like $2::text || '%')",
+       )}
+       union all select id, 2 from entity_fuzzy_matches($1::text, $3::text, $6::int) as f(id)
+     )
+     select ${COLUMNS}, h.rank
+       from (select id, min(rank) as rank from hits group by id) h join entities e using (id)
+      order by h.rank, similarity(e.search_text, $1::text) desc, e.name, e.id
+      limit $4::int offset $5::int`,
+    [
+      q,
+      q.replace(/[\\%_]/g, (c) => `\\${c}`),
+      input.entityType ?? null,
+      input.limit,
+      input.offset,
+      input.offset + input.limit,
+    ],
   );
   const quality: MatchQuality[] = ['exact', 'prefix', 'fuzzy'];
   return rows.map(({ rank, ...row }) => ({ ...row, match_quality: quality[rank]! }));

@@ -98,6 +98,31 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
     expect((await get('/v1/entities/ent-jen')).json().name).toBe('Jennifer Psaki');
   });
 
+  it("forgets an entity's old names once it is renamed", async () => {
+    await ingestEvents(store, [
+      entityEvent(
+        { id: 'ent-rename', slug: 'quasar-labs', name: 'Quasarlabs Incorporated' },
+        '2026-11-20T10:00:00Z',
+      ),
+    ]);
+    await catchUp(db, store, entitiesProjection);
+    expect(
+      (await get('/v1/entities/search', { q: 'quasarlabs' })).json().data.map((r: { id: string }) => r.id),
+    ).toContain('ent-rename');
+    await ingestEvents(store, [
+      entityEvent({ id: 'ent-rename', slug: 'quasar-labs', name: 'Zephyr Dynamics' }, '2026-11-21T10:00:00Z'),
+    ]);
+    await catchUp(db, store, entitiesProjection);
+    const old = (await get('/v1/entities/search', { q: 'quasarlabs inc' })).json().data;
+    expect(
+      old.filter(
+        (r: { id: string; match_quality: string }) => r.id === 'ent-rename' && r.match_quality !== 'fuzzy',
+      ),
+    ).toEqual([]);
+    const current = (await get('/v1/entities/search', { q: 'zephyr' })).json().data;
+    expect(current[0]).toMatchObject({ id: 'ent-rename', match_quality: 'prefix' });
+  });
+
   it('ranks an exact name first, then prefixes, then fuzzy matches, each with match_quality', async () => {
     const page = (await get('/v1/entities/search', { q: 'jensen' })).json();
     expect(page.data[0]).toMatchObject({ id: 'ent-jensen', match_quality: 'exact', type: 'person' });
