@@ -16,12 +16,14 @@ import {
 import { createDb, createTestDb, ENGINES, TEST_DATABASE_URL, type TestDb } from '../support/db.ts';
 
 /** Counts how often each event was applied: any count above 1 is a double application. */
-function countingProjection(name: string, type: string, applier = 'main'): Projection {
+/** Counts applications per event; `slowMs` makes each batch take longer (a busy applier). */
+function countingProjection(name: string, type: string, applier = 'main', slowMs = 0): Projection {
   const table = `${name}_applications`;
   return {
     name,
     eventTypes: [type],
     async apply(tx, events) {
+      if (slowMs > 0) await tx.query('select pg_sleep($1)', [slowMs / 1000]);
       await tx.query(
         `insert into ${table} (event_id, applications, applier)
          select id, 1, $2 from unnest($1::text[]) as t(id)
@@ -317,11 +319,12 @@ describe('projection runner across processes (PostgreSQL)', () => {
     await createCountingTable(testDb.db, name);
     await appendCounted(store, 'RebuiltLive', 500);
     const controller = new AbortController();
-    const runner = runProjection(otherProcess(), store, countingProjection(name, 'RebuiltLive', 'live'), {
-      signal: controller.signal,
-      batchSize: 25,
-    });
+    const live = countingProjection(name, 'RebuiltLive', 'live');
+    const runner = runProjection(otherProcess(), store, live, { signal: controller.signal, batchSize: 25 });
     await waitFor(async () => (await applications(testDb.db, name)).length === 500);
+    // From now on the live runner is busy (slow batches), so the rebuild takes part in the race
+    // for batches rather than watching the live runner do everything.
+    live.apply = countingProjection(name, 'RebuiltLive', 'live', 50).apply;
 
     const appending = appendCounted(store, 'RebuiltLive', 300, 5);
     const rebuilt = await rebuildProjection(
