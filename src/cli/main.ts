@@ -59,11 +59,11 @@ program
   .description('apply pending database migrations')
   .addOption(json)
   .action(async (options: { json?: boolean }) => {
-    const db = await openDb(loadConfig()).catch(fail);
+    const db = await openDb(loadConfig()).catch((error: unknown) => fail(error, Boolean(options.json)));
     try {
       printResult({ applied: await migrate(db) }, Boolean(options.json));
     } catch (error) {
-      fail(error);
+      fail(error, Boolean(options.json));
     } finally {
       await db.close();
     }
