@@ -86,3 +86,6 @@ export class WrongExpectedRevisionError extends ConflictError {
     super('concurrent_modification', `Stream ${streamId} is at revision ${actual}, expected ${expected}.`);
   }
 }
+
+/** 409 `connection_secret_unreadable`: a stored connection secret the configured keys cannot open. */
+export class ConnectionSecretUnreadableError extends ConflictError {}

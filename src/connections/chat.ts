@@ -2,6 +2,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { base62 } from '../ids.ts';
+import { openForRoute } from './secrets.ts';
 
 /**
  * Connected chat workspaces (Slack). Installing is an operator step (`earshot chat add`), the
@@ -132,14 +133,20 @@ export async function deleteChatConnection(
   return toConnection(rows[0]);
 }
 
-/** The bot token of a live connection of the project; 404 otherwise. */
+/** The bot token of a live connection of the project; 404 otherwise, 409 when it cannot be opened. */
 export async function chatBotToken(deps: { db: Queryable; box: SecretBox }, projectId: string, id: string) {
   const { rows } = await deps.db.query<Row>(
     'select * from chat_connections where id = $1::text and project_id = $2::text and deleted_at is null',
     [id, projectId],
   );
-  if (!rows[0]) throw notFound(id);
-  return deps.box.open(rows[0].bot_token_sealed, TOKEN_PURPOSE);
+  const row = rows[0];
+  if (!row) throw notFound(id);
+  return openForRoute(
+    () => deps.box.open(row.bot_token_sealed, TOKEN_PURPOSE),
+    `The bot token of chat connection ${id}`,
+    'Connect the workspace again (`earshot chat add`): the connection keeps its id.',
+    { location: 'path.id', message: 'bot token sealed under a key that is not configured', value: id },
+  );
 }
 
 /** For the chat sender: the connection and its token, deleted ones included (to mark sends SKIPPED). */

@@ -259,7 +259,7 @@ export function chatConnectionRoutes(deps: ConnectionRouteDeps): FastifyPluginAs
           summary: 'List the channels a connection can post to',
           params: connectionParams,
           querystring: { type: 'object', properties: { ...pageQuery } },
-          response: { 200: pageOf(chatChannel), ...problemResponses(400, 401, 403, 404, 502) },
+          response: { 200: pageOf(chatChannel), ...problemResponses(400, 401, 403, 404, 409, 502) },
         },
       },
       async (request) => {

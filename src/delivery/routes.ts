@@ -291,7 +291,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
           tags: ['deliveries'],
           summary: "Send an alert.test body to each of the alert's webhook connections now",
           params: idParams,
-          response: { 200: testResultSchema, ...problemResponses(401, 403, 404) },
+          response: { 200: testResultSchema, ...problemResponses(401, 403, 404, 409) },
         },
       },
       async (request) => {

@@ -1,5 +1,6 @@
 import { sendWebhook, type WebhookSenderOptions } from '../../consumers/webhook/send.ts';
 import type { Alert } from '../alerts/alert.ts';
+import { openForRoute } from '../connections/secrets.ts';
 import { webhookDestination } from '../connections/webhooks.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
@@ -29,9 +30,25 @@ export async function sendTestWebhooks(deps: TestWebhookDeps, alert: Alert): Pro
   const ids = [
     ...new Set(alert.notifications.flatMap((n) => (n.type === 'WEBHOOK' ? [n.webhookConnectionId] : []))),
   ];
+  const destinations = await Promise.all(ids.map((id) => webhookDestination(deps, id)));
+  // Every secret is opened before anything is sent: one that cannot be opened answers 409 alone.
+  const secrets = destinations.map((destination, i) => {
+    if (!destination || destination.projectId !== alert.projectId || destination.revokedAt) return undefined;
+    const at = alert.notifications.findIndex((n) => n.type === 'WEBHOOK' && n.webhookConnectionId === ids[i]);
+    return openForRoute(
+      () => destination.secret,
+      `The signing secret of webhook connection ${destination.id}`,
+      'Rotate the secret (POST …/webhooks/connections/{id}/secret/rotate) and give the receiver the new one.',
+      {
+        location: `/notifications/${at}/webhook_connection_id`,
+        message: 'signing secret sealed under a key that is not configured',
+        value: destination.id,
+      },
+    );
+  });
   return Promise.all(
-    ids.map(async (id): Promise<TestWebhookResult> => {
-      const destination = await webhookDestination(deps, id);
+    ids.map(async (id, i): Promise<TestWebhookResult> => {
+      const destination = destinations[i];
       const failed = (url: string | null, error: string): TestWebhookResult => ({
         delivered: false,
         url,
@@ -59,7 +76,7 @@ export async function sendTestWebhooks(deps: TestWebhookDeps, alert: Alert): Pro
         matches: [],
       });
       const outcome = await sendWebhook(
-        { url: destination.url, deliveryId, body, secret: destination.secret },
+        { url: destination.url, deliveryId, body, secret: secrets[i]! },
         deps.webhook,
       );
       return {

@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addChatConnection, chatDestination } from '../../src/connections/chat.ts';
-import { webhookDestination } from '../../src/connections/webhooks.ts';
+import { addChatConnection, chatDestination, TOKEN_PURPOSE } from '../../src/connections/chat.ts';
+import { SECRET_PURPOSE, webhookDestination } from '../../src/connections/webhooks.ts';
+import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { type HttpFixture, httpFixture } from '../alerts/support.ts';
 
@@ -384,5 +386,60 @@ describe('project isolation for connections', () => {
       (await f.app.inject({ url: `${webhooks(b)}/${theirWebhook.id}`, headers: f.b.headers })).json()
         .revoked_at,
     ).toBeUndefined();
+  });
+});
+
+describe('a connection secret the configured key cannot open', () => {
+  // What a secret looks like after EARSHOT_SECRET_KEY changed without the old key kept.
+  const otherBox = createSecretBox(randomBytes(32));
+
+  it('answers 409 connection_secret_unreadable when listing a chat connection’s channels', async () => {
+    const connection = await addChatConnection(deps(), {
+      projectId: f.a.project.id,
+      teamId: 'T-unreadable',
+      teamName: 'Old key',
+      botToken: GOOD_TOKEN,
+    });
+    await f.db.query('update chat_connections set bot_token_sealed = $2 where id = $1', [
+      connection.id,
+      otherBox.seal(GOOD_TOKEN, TOKEN_PURPOSE),
+    ]);
+    const response = await f.app.inject({
+      url: `${chats(f.a.project.id)}/${connection.id}/channels`,
+      headers: f.a.headers,
+    });
+    problem(response, 409, 'connection_secret_unreadable');
+    expect(response.json().detail).toContain(`chat connection ${connection.id}`);
+    expect(response.json().errors).toEqual([
+      { location: 'path.id', message: expect.any(String), value: connection.id },
+    ]);
+
+    // Connecting the workspace again seals a token under the current key: the listing works again.
+    await addChatConnection(deps(), {
+      projectId: f.a.project.id,
+      teamId: 'T-unreadable',
+      teamName: 'Old key',
+      botToken: GOOD_TOKEN,
+    });
+    const repaired = await f.app.inject({
+      url: `${chats(f.a.project.id)}/${connection.id}/channels`,
+      headers: f.a.headers,
+    });
+    expect(repaired.statusCode).toBe(200);
+  });
+
+  it('rotates a webhook secret that cannot be opened, since rotating never opens the old one', async () => {
+    const created = await createWebhook();
+    await f.db.query('update webhook_connections set secret_sealed = $2 where id = $1', [
+      created.id,
+      otherBox.seal(created.secret, SECRET_PURPOSE),
+    ]);
+    const rotated = await f.app.inject({
+      method: 'POST',
+      url: `${webhooks(f.a.project.id)}/${created.id}/secret/rotate`,
+      headers: f.a.headers,
+    });
+    expect(rotated.statusCode).toBe(200);
+    expect((await webhookDestination(deps(), created.id))?.secret).toBe(rotated.json().secret);
   });
 });
