@@ -130,6 +130,14 @@ interface MatchesCursor {
   o: number;
 }
 
+/** A position in one alert's deliveries list; `l` names the list so no other list's cursor fits. */
+interface DeliveriesCursor {
+  l: 'deliveries';
+  a: string;
+  c: string;
+  i: string;
+}
+
 export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
   return async function routes(app: FastifyInstance) {
     app.addSchema(deliverySchema);
@@ -151,6 +159,21 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       return position.o;
     };
 
+    const deliveriesAfter = (alertId: string, cursor: string): DeliveryPosition => {
+      const position = app.cursors.decode<Partial<DeliveriesCursor> | null>(cursor);
+      if (
+        position?.l !== 'deliveries' ||
+        position.a !== alertId ||
+        typeof position.c !== 'string' ||
+        Number.isNaN(Date.parse(position.c)) ||
+        typeof position.i !== 'string'
+      )
+        throw new BadRequestError('invalid_cursor', 'The cursor belongs to another list.', [
+          { location: 'query.cursor', message: "not issued for this alert's deliveries", value: cursor },
+        ]);
+      return { createdAt: position.c, id: position.i };
+    };
+
     app.get<{ Params: { id: string }; Querystring: { limit: number; cursor?: string } }>(
       '/v1/alerts/:id/deliveries',
       {
@@ -165,7 +188,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       async (request) => {
         const alert = await ownedAlert(request, request.params.id);
         const { limit, cursor } = request.query;
-        const after = cursor ? app.cursors.decode<DeliveryPosition>(cursor) : undefined;
+        const after = cursor === undefined ? undefined : deliveriesAfter(alert.alert.id, cursor);
         const rows = await listAlertDeliveries(app.db, alert.alert.id, {
           limit: limit + 1,
           ...(after && { after }),
@@ -194,7 +217,12 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
           has_more: rows.length > limit,
           ...(rows.length > limit &&
             last && {
-              cursor: app.cursors.encode({ createdAt: last.created_at.toISOString(), id: last.id }),
+              cursor: app.cursors.encode({
+                l: 'deliveries',
+                a: alert.alert.id,
+                c: last.created_at.toISOString(),
+                i: last.id,
+              } satisfies DeliveriesCursor),
             }),
         };
       },

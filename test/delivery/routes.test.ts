@@ -59,6 +59,33 @@ describe('delivery endpoints', () => {
     );
   });
 
+  it("answers 400 invalid_cursor for another list's cursor or another alert's deliveries cursor", async () => {
+    const other = (await f.createAlert()).id;
+    await f.match(other);
+    await f.deliverAll();
+    const otherPage = (
+      await app.inject({ url: `/v1/alerts/${other}/deliveries?limit=1`, headers: member })
+    ).json();
+    expect(otherPage.cursor).toBeDefined();
+    const detectedAt = new Date().toISOString();
+    const foreign = {
+      "another alert's deliveries": otherPage.cursor as string,
+      "this alert's matches": app.cursors.encode({ a: alertId, d: detectedAt, i: matchId }),
+      "a delivery's matches": app.cursors.encode({ d: byChannel.EMAIL, o: 1 }),
+    };
+    for (const [what, cursor] of Object.entries(foreign)) {
+      const response = await app.inject({
+        url: `/v1/alerts/${alertId}/deliveries?limit=2&cursor=${encodeURIComponent(cursor)}`,
+        headers: member,
+      });
+      expect(response.statusCode, what).toBe(400);
+      expect(response.json()).toMatchObject({
+        error_code: 'invalid_cursor',
+        errors: [{ location: 'query.cursor' }],
+      });
+    }
+  });
+
   it("hides another project's alert deliveries as missing", async () => {
     const response = await app.inject({
       url: `/v1/alerts/${alertId}/deliveries`,
