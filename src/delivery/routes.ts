@@ -14,6 +14,7 @@ import { assertOwned, isMember } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { type DeliveryCreatedData, deliveryStream } from './delivery.ts';
+import { currentAlert } from './fanout.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
 import { buildWebhookBody } from './payload.ts';
 import type { TestWebhookResult } from './test-webhook.ts';
@@ -323,9 +324,12 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const stored = await ownedAlert(request, request.params.id);
-        if (stored.status === 'deleted') throw new NotFoundError('Alert not found.');
-        return { results: await deps.testWebhooks(stored.alert) };
+        // From the alert's stream, not the read model: an alert created a moment ago is there.
+        const state = await currentAlert(deps.store, request.params.id);
+        assertOwned(request, state.status === 'initial' ? undefined : state.alert.projectId, 'Alert');
+        if (state.status === 'initial' || state.status === 'deleted')
+          throw new NotFoundError('Alert not found.');
+        return { results: await deps.testWebhooks(state.alert) };
       },
     );
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveriesOfMatch } from '../../src/delivery/queries.ts';
 import { createTenant } from '../support/platform.ts';
-import { type DeliveryFixture, deliveryFixture, deliveryRows } from './support.ts';
+import { type DeliveryFixture, deliveryFixture, deliveryRows, ENTITY_ID } from './support.ts';
 
 describe('delivery endpoints', () => {
   let f: DeliveryFixture;
@@ -265,6 +265,23 @@ describe('delivery endpoints', () => {
       headers: { 'x-api-key': otherKey },
     });
     expect(other.statusCode).toBe(404);
+  });
+
+  it('test-webhook answers for an alert created a moment ago, before the alerts read model has it', async () => {
+    for (let i = 0; i < 5; i++) {
+      const created = (await f.alerts.create(f.caller, {
+        title: `Fresh alert ${i}`,
+        entities: [{ entity_type: 'PERSON', entity_id: ENTITY_ID }],
+        notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+      })) as { id: string };
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v1/alerts/${created.id}/test-webhook`,
+        headers: member,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().results).toEqual([expect.objectContaining({ delivered: true })]);
+    }
   });
 
   it('renders the landing page as HTML without scripts', async () => {
