@@ -17,7 +17,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
   const capabilities: Capability[] = [
     {
       name: 'ingestion',
-      routes: [ingestionRoutes(runtime.store)],
+      routes: [ingestionRoutes(runtime.store, runtime.now)],
       workers: runtime.config.kafkaBrokers ? [kafkaIngestionWorker(runtime)] : [],
     },
     { name: 'entities', routes: [entityRoutes], projections: [entitiesProjection] },

@@ -19,6 +19,8 @@ export interface Config {
   retrySchedule: string;
   webhookAllowCidrs: string[];
   logLevel: string;
+  /** Alert preview sweeps (docs/matching.md, Previews). */
+  previewLimits: { perProcess: number; perProject: number; queue: number };
 }
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
@@ -28,6 +30,15 @@ const list = (value: string | undefined) =>
     ?.split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+
+const count = (env: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number) => {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < minimum || value > 1000)
+    throw new Error(`${name} must be a whole number from ${minimum} to 1000, got ${text}`);
+  return value;
+};
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8080);
@@ -51,5 +62,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrySchedule: env.EARSHOT_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',
+    previewLimits: {
+      perProcess: count(env, 'EARSHOT_PREVIEW_CONCURRENCY', 4, 1),
+      perProject: count(env, 'EARSHOT_PREVIEW_PROJECT_CONCURRENCY', 2, 1),
+      queue: count(env, 'EARSHOT_PREVIEW_QUEUE', 8, 0),
+    },
   };
 }

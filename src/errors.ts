@@ -64,6 +64,17 @@ export class ConflictError extends EarshotError {
   readonly status = 409;
 }
 
+/** 429: the caller has too much work in flight; `retryAfterSeconds` goes out as Retry-After. */
+export class TooManyRequestsError extends EarshotError {
+  readonly status = 429;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limit_exceeded', message);
+  }
+}
+
 /** 402: the organization's plan does not cover the request. */
 export class PlanError extends EarshotError {
   readonly status = 402;

@@ -54,6 +54,9 @@ const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** Slack mrkdwn control characters (https://docs.slack.dev/messaging/formatting-message-text). */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
+/** Slack's escaping of text it would otherwise parse for mentions (`<!here>`) and links. */
+const escapeText = (text: string) => text.replace(/[&<>]/g, (char) => ESCAPES[char]!);
+
 /** One line of text, escaped for mrkdwn, at most `max` characters after escaping. */
 function fitMrkdwn(text: string, max: number): string {
   const chars = Array.from(oneLine(text));
@@ -168,5 +171,6 @@ export function buildChatMessage(notice: AlertNotice, publicBaseUrl: string): Ch
     notice.kind === 'realtime' && first
       ? `${title}: new match in ${oneLine(first.podcastTitle)} — ${oneLine(first.episodeTitle)}`
       : `${title}: ${notice.kind === 'test' ? 'test notification' : `${plural(notice.matchCount, 'match', 'matches')} (${describeNotice(notice)})`}`;
-  return { text: `${truncate(fallback, 2000)} ${landing}`, blocks };
+  // Every character of the fallback but the landing URL is caller text or plain words: escape it whole.
+  return { text: `${escapeText(truncate(fallback, 2000))} ${landing}`, blocks };
 }

@@ -10,7 +10,11 @@ export const fold = (text: string) =>
     .toLowerCase()
     .trim();
 
-/** The entities read model: the newest entity.upserted (by occurred_at) of each entity wins. */
+/**
+ * The entities read model: the newest entity.upserted (by occurred_at) of each entity wins. A slug
+ * resolves to the entity that claimed it first (slug_claim, drawn in store order when an entity takes
+ * a slug and kept while it keeps it), so a later entity cannot take over another's slug.
+ */
 export const entitiesProjection: Projection = {
   name: 'entities',
   eventTypes: ['EntityUpserted'],
@@ -41,7 +45,8 @@ export const entitiesProjection: Projection = {
               aliases = excluded.aliases, description = excluded.description, image_url = excluded.image_url,
               wikipedia_url = excluded.wikipedia_url, company = excluded.company, person = excluded.person,
               occurred_at = excluded.occurred_at, search_names = excluded.search_names,
-              search_text = excluded.search_text, updated_at = now()
+              search_text = excluded.search_text, updated_at = now(),
+              slug_claim = case when entities.slug = excluded.slug then entities.slug_claim else excluded.slug_claim end
         where entities.occurred_at <= excluded.occurred_at`,
       [
         JSON.stringify(

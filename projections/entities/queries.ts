@@ -17,12 +17,12 @@ export interface EntityRow {
 const COLUMNS =
   'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
 
-/** By id, else by slug (the newest entity holding it). */
+/** By id, else by slug (the entity that claimed it first: docs/matching.md, Entities and slugs). */
 export async function findEntity(db: Queryable, idOrSlug: string): Promise<EntityRow | null> {
   const { rows } = await db.query<EntityRow>(
     `select ${COLUMNS} from entities where id = $1::text
      union all
-     (select ${COLUMNS} from entities where slug = $1::text order by occurred_at desc limit 1)
+     (select ${COLUMNS} from entities where slug = $1::text order by slug_claim limit 1)
      limit 1`,
     [idOrSlug],
   );

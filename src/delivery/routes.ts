@@ -14,6 +14,7 @@ import { assertOwned, isMember } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { type DeliveryCreatedData, deliveryStream } from './delivery.ts';
+import { currentAlert } from './fanout.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
 import { buildWebhookBody } from './payload.ts';
 import type { TestWebhookResult } from './test-webhook.ts';
@@ -130,6 +131,14 @@ interface MatchesCursor {
   o: number;
 }
 
+/** A position in one alert's deliveries list; `l` names the list so no other list's cursor fits. */
+interface DeliveriesCursor {
+  l: 'deliveries';
+  a: string;
+  c: string;
+  i: string;
+}
+
 export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
   return async function routes(app: FastifyInstance) {
     app.addSchema(deliverySchema);
@@ -151,6 +160,21 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       return position.o;
     };
 
+    const deliveriesAfter = (alertId: string, cursor: string): DeliveryPosition => {
+      const position = app.cursors.decode<Partial<DeliveriesCursor> | null>(cursor);
+      if (
+        position?.l !== 'deliveries' ||
+        position.a !== alertId ||
+        typeof position.c !== 'string' ||
+        Number.isNaN(Date.parse(position.c)) ||
+        typeof position.i !== 'string'
+      )
+        throw new BadRequestError('invalid_cursor', 'The cursor belongs to another list.', [
+          { location: 'query.cursor', message: "not issued for this alert's deliveries", value: cursor },
+        ]);
+      return { createdAt: position.c, id: position.i };
+    };
+
     app.get<{ Params: { id: string }; Querystring: { limit: number; cursor?: string } }>(
       '/v1/alerts/:id/deliveries',
       {
@@ -165,7 +189,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       async (request) => {
         const alert = await ownedAlert(request, request.params.id);
         const { limit, cursor } = request.query;
-        const after = cursor ? app.cursors.decode<DeliveryPosition>(cursor) : undefined;
+        const after = cursor === undefined ? undefined : deliveriesAfter(alert.alert.id, cursor);
         const rows = await listAlertDeliveries(app.db, alert.alert.id, {
           limit: limit + 1,
           ...(after && { after }),
@@ -194,7 +218,12 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
           has_more: rows.length > limit,
           ...(rows.length > limit &&
             last && {
-              cursor: app.cursors.encode({ createdAt: last.created_at.toISOString(), id: last.id }),
+              cursor: app.cursors.encode({
+                l: 'deliveries',
+                a: alert.alert.id,
+                c: last.created_at.toISOString(),
+                i: last.id,
+              } satisfies DeliveriesCursor),
             }),
         };
       },
@@ -295,9 +324,12 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const stored = await ownedAlert(request, request.params.id);
-        if (stored.status === 'deleted') throw new NotFoundError('Alert not found.');
-        return { results: await deps.testWebhooks(stored.alert) };
+        // From the alert's stream, not the read model: an alert created a moment ago is there.
+        const state = await currentAlert(deps.store, request.params.id);
+        assertOwned(request, state.status === 'initial' ? undefined : state.alert.projectId, 'Alert');
+        if (state.status === 'initial' || state.status === 'deleted')
+          throw new NotFoundError('Alert not found.');
+        return { results: await deps.testWebhooks(state.alert) };
       },
     );
 

@@ -1,9 +1,9 @@
 /**
- * The retry budget (contracts.md §6): the first attempt at once, then one attempt after each delay
+ * The retry budget (docs/delivery.md): the first attempt at once, then one attempt after each delay
  * of EARSHOT_RETRY_SCHEDULE (default `5s,5m,30m,2h,5h,10h,10h`), each delay ±20% jitter. A
- * destination's Retry-After replaces the scheduled delay, clamped to the schedule's own bounds
- * (its shortest and longest delay), so a destination can neither hammer itself nor park a delivery
- * beyond the budget.
+ * destination's Retry-After may only delay an attempt: the delay is the later of the jittered
+ * scheduled delay and the hint, the hint capped at the schedule's longest delay. So a destination
+ * can neither collapse the budget into a burst nor park a delivery beyond it.
  */
 export interface RetrySchedule {
   /** Delays after attempt 1, 2, …, in ms. */
@@ -45,11 +45,8 @@ export function retryDelay(
 ): number | undefined {
   const base = schedule.delaysMs[attempt - 1];
   if (base === undefined) return undefined;
-  if (options.retryAfterMs !== undefined) {
-    const lowest = Math.min(...schedule.delaysMs);
-    const highest = Math.max(...schedule.delaysMs);
-    return Math.min(highest, Math.max(lowest, options.retryAfterMs));
-  }
   const random = options.random ?? Math.random;
-  return Math.round(base * (1 - schedule.jitter + 2 * schedule.jitter * random()));
+  const scheduled = Math.round(base * (1 - schedule.jitter + 2 * schedule.jitter * random()));
+  if (options.retryAfterMs === undefined) return scheduled;
+  return Math.max(scheduled, Math.min(Math.max(...schedule.delaysMs), options.retryAfterMs));
 }

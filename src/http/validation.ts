@@ -1,6 +1,7 @@
 import { Ajv, type AnySchema, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isCallerDateTime } from '../date-time.ts';
 
 /**
  * Two validators: bodies are JSON and are checked as sent (no coercion, so `5` is not a string),
@@ -16,6 +17,7 @@ function makeAjv(options: Options, shared: Record<string, AnySchema>) {
     ...options,
   });
   addFormats.default(ajv);
+  ajv.addFormat('date-time', isCallerDateTime);
   for (const schema of Object.values(shared)) ajv.addSchema(schema);
   return ajv;
 }

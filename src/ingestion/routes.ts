@@ -10,7 +10,7 @@ import { validateEvent } from './validate.ts';
 export const MAX_BATCH = 500;
 
 /** POST /v1/ingest/events: the embedded ingestion entry, for ingest keys. */
-export function ingestionRoutes(store: EventStore) {
+export function ingestionRoutes(store: EventStore, now: () => Date = () => new Date()) {
   return async function routes(app: FastifyInstance) {
     app.post<{ Body: { events: unknown[] } }>(
       '/v1/ingest/events',
@@ -39,7 +39,10 @@ export function ingestionRoutes(store: EventStore) {
       },
       async (request, reply) => {
         const { events } = request.body;
-        const errors: ErrorDetail[] = events.flatMap((event, i) => validateEvent(event, `/events/${i}`));
+        const clock = now();
+        const errors: ErrorDetail[] = events.flatMap((event, i) =>
+          validateEvent(event, `/events/${i}`, clock),
+        );
         if (errors.length > 0) {
           metrics.ingestEvents.inc({ result: 'rejected', transport: 'http' }, events.length);
           throw new ValidationError(

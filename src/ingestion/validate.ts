@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { DATE_TIME_RULE, isCallerDateTime, utcInstant } from '../date-time.ts';
 import type { ErrorDetail } from '../errors.ts';
 import { normaliseSpeakerRole } from '../matching/roles.ts';
 import { unstorableText } from '../storable-text.ts';
@@ -12,26 +13,7 @@ const schemaFile = (name: string) =>
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv);
-// RFC 3339, narrowed to what PostgreSQL's timestamptz takes: year 1 or later, offsets within ±15:59.
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):([0-5]\d))$/;
-ajv.addFormat('date-time', (value: string) => {
-  const match = RFC3339.exec(value);
-  if (!match) return false;
-  const [year, month, day, hour, minute, second, offset] = match.slice(1, 8).map((part) => Number(part ?? 0));
-  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  return (
-    year! >= 1 &&
-    month! >= 1 &&
-    month! <= 12 &&
-    day! >= 1 &&
-    day! <= daysInMonth &&
-    hour! <= 23 &&
-    minute! <= 59 &&
-    second! <= 60 &&
-    offset! <= 15
-  );
-});
+ajv.addFormat('date-time', isCallerDateTime);
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
@@ -39,7 +21,27 @@ const validators: Record<IngestEvent['type'], ValidateFunction> = {
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
 
-/** Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order. */
+/** How far ahead of the server clock an occurred_at may be (clock skew between producer and server). */
+export const MAX_CLOCK_SKEW_MS = 86_400_000;
+
+/** occurred_at orders versions (newest wins): one far in the future would win forever. */
+function occurredAtRule(prefix: string, occurredAt: string, now: Date): ErrorDetail[] {
+  const instant = utcInstant(occurredAt);
+  return instant !== undefined && instant > now.getTime() + MAX_CLOCK_SKEW_MS
+    ? [
+        {
+          location: `${prefix}/occurred_at`,
+          message: 'is more than one day ahead of the server clock',
+          value: occurredAt,
+        },
+      ]
+    : [];
+}
+
+/**
+ * Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order, mentions
+ * of lines the transcript has.
+ */
 function episodeRules(
   prefix: string,
   event: Extract<IngestEvent, { type: 'episode.transcribed' }>,
@@ -75,14 +77,24 @@ function episodeRules(
         value: line.role,
       });
   });
+  event.mentions?.forEach((mention, i) => {
+    mention.lines?.forEach((number, j) => {
+      if (!seen.has(number))
+        errors.push({
+          location: `${prefix}/mentions/${i}/lines/${j}`,
+          message: 'is not a line of the transcript',
+          value: number,
+        });
+    });
+  });
   return errors;
 }
 
 /**
  * Validates one producer event against its JSON Schema (schemas/events/) and the rules beside it.
- * `prefix` is the event's JSON pointer in its batch, e.g. /events/3.
+ * `prefix` is the event's JSON pointer in its batch, e.g. /events/3; `now` is the server clock.
  */
-export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
+export function validateEvent(event: unknown, prefix = '', now: Date = new Date()): ErrorDetail[] {
   const type = event !== null && typeof event === 'object' ? (event as { type?: unknown }).type : undefined;
   // Own keys only: 'toString' or '__proto__' must not find Object.prototype's members.
   const validate =
@@ -99,12 +111,17 @@ export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
     ];
   }
   if (!validate(event))
-    return (validate.errors ?? []).map((error) =>
-      ajvErrorDetail(error, event, (pointer) => prefix + pointer),
-    );
+    return (validate.errors ?? []).map((error) => {
+      const detail = ajvErrorDetail(error, event, (pointer) => prefix + pointer);
+      return error.keyword === 'format' && error.params.format === 'date-time'
+        ? { ...detail, message: DATE_TIME_RULE }
+        : detail;
+    });
   const unstorable = unstorableText(event, prefix);
   if (unstorable.length) return unstorable;
-  return type === 'episode.transcribed'
-    ? episodeRules(prefix, event as Extract<IngestEvent, { type: 'episode.transcribed' }>)
-    : [];
+  const valid = event as IngestEvent;
+  return [
+    ...occurredAtRule(prefix, valid.occurred_at, now),
+    ...(valid.type === 'episode.transcribed' ? episodeRules(prefix, valid) : []),
+  ];
 }

@@ -69,7 +69,7 @@ export async function ingestMessages(
   const rejected: Array<{ index: number; errors: ErrorDetail[] }> = [];
   const valid: Pending[] = [];
   messages.forEach((source, index) => {
-    const decoded = decodeMessage(source, deps.topics);
+    const decoded = decodeMessage(source, deps.topics, deps.now());
     if (decoded.ok) valid.push({ index, source, event: decoded.event });
     else rejected.push({ index, errors: decoded.errors });
   });

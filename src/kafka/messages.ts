@@ -27,6 +27,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function decodeMessage(
   message: Pick<SourceMessage, 'topic' | 'key' | 'value'>,
   topics: Topics = TOPICS,
+  now: Date = new Date(),
 ): Decoded {
   if (message.value === null || message.value.length === 0) {
     return { ok: false, errors: [{ location: '/', message: 'is empty: expected one JSON event' }] };
@@ -43,7 +44,7 @@ export function decodeMessage(
   } catch (error) {
     return { ok: false, errors: [{ location: '/', message: `is not JSON: ${(error as Error).message}` }] };
   }
-  const problems = validateEvent(event);
+  const problems = validateEvent(event, '', now);
   if (problems.length) return { ok: false, errors: problems };
 
   const valid = event as IngestEvent;

@@ -39,7 +39,12 @@ export function consumerWorker(runtime: Runtime, consumer: Consumer): Worker {
 export function matchingCapability(runtime: Runtime, options: MatchingOptions = {}): Capability {
   const { db, store, log } = runtime;
   const now = () => runtime.now();
-  const previews = new PreviewService({ db, log: log.child({ component: 'previews' }), now });
+  const previews = new PreviewService({
+    db,
+    log: log.child({ component: 'previews' }),
+    now,
+    limits: runtime.config.previewLimits,
+  });
   return {
     name: 'matching',
     routes: [

@@ -6,11 +6,12 @@ import { parseAlertPatch } from '../alerts/input.ts';
 import { entitiesReadModel } from '../alerts/service.ts';
 import type { AlertKind } from '../alerts/values.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, TooManyRequestsError, ValidationError } from '../errors.ts';
 import { uuidFromName } from '../ids.ts';
 import { episodeLanguage, matchEpisodeBlock } from './episode-block.ts';
 import { matchEpisode } from './match-episode.ts';
 import { type MatchResource, matchResource } from './match-resource.ts';
+import { type PreviewLimits, PreviewSlots } from './preview-slots.ts';
 import type { SpeakerRole } from './roles.ts';
 import { singleAlertWatch } from './watchlist.ts';
 
@@ -22,6 +23,10 @@ export const SAMPLE_SIZE = 5;
 const LEASE_MS = 60_000;
 const RENEW_MS = 10_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Episodes read per page of a sweep: bounds one sweep's memory (an episode can be ~200 kB). */
+const SWEEP_PAGE_SIZE = 25;
+/** Retry-After of a preview refused for lack of room: about one sweep. */
+const BUSY_RETRY_AFTER_S = 5;
 
 /** What a preview sweeps for: only the count-affecting filters (contracts §5). */
 export interface PreviewRequest {
@@ -89,6 +94,8 @@ export interface PreviewDeps {
   db: Db;
   log: Logger;
   now(): Date;
+  /** Sweeps at once per process and per project, and the queue (default DEFAULT_PREVIEW_LIMITS). */
+  limits?: PreviewLimits;
 }
 
 export interface PreviewCaller {
@@ -104,12 +111,21 @@ export interface PreviewCaller {
  */
 export class PreviewService {
   private readonly running = new Set<Promise<void>>();
+  private readonly slots: PreviewSlots;
 
-  constructor(private readonly deps: PreviewDeps) {}
+  constructor(private readonly deps: PreviewDeps) {
+    this.slots = new PreviewSlots(deps.limits);
+  }
 
   async start(caller: PreviewCaller, body: unknown, windowDays: number): Promise<PreviewResource> {
     const request = await this.parse(body);
     const id = previewId(caller.projectId, request, windowDays);
+    // A running or finished preview is answered without a slot; only a new sweep needs one.
+    const current = await this.find(id);
+    if (current && current.status !== 'failed') return resourceOf(current);
+    const admitted = this.slots.tryEnter(caller.projectId);
+    if (!admitted)
+      throw new TooManyRequestsError('Too many previews are running; try again shortly.', BUSY_RETRY_AFTER_S);
     const now = this.deps.now();
     const { rows } = await this.deps.db.query<PreviewRow>(
       `insert into previews (id, project_id, organization_id, request, window_days, status, started_at, expires_at,
@@ -135,9 +151,10 @@ export class PreviewService {
     );
     const started = rows[0];
     if (started) {
-      this.track(this.sweep(started));
+      this.track(this.sweepWhenAdmitted(started, admitted));
       return resourceOf(started);
     }
+    void admitted.then((leave) => leave());
     const existing = await this.find(id);
     if (!existing) throw new Error(`preview ${id} vanished while starting`);
     return resourceOf(existing);
@@ -153,6 +170,31 @@ export class PreviewService {
 
   /** Takes over one preview whose sweeper stopped; false when there is none. */
   async takeOverOne(): Promise<boolean> {
+    const leave = await this.slots.enter();
+    try {
+      return await this.claimAndSweepOne();
+    } finally {
+      leave();
+    }
+  }
+
+  /** Waits for a slot, keeping the lease meanwhile (so no other process takes the preview over), then sweeps. */
+  private async sweepWhenAdmitted(row: PreviewRow, admitted: Promise<() => void>): Promise<void> {
+    const keepLease = setInterval(() => {
+      this.renew(row).catch((error: unknown) =>
+        this.deps.log.warn({ err: error, previewId: row.id }, 'could not renew a queued preview'),
+      );
+    }, RENEW_MS);
+    keepLease.unref();
+    const leave = await admitted.finally(() => clearInterval(keepLease));
+    try {
+      await this.sweep(row);
+    } finally {
+      leave();
+    }
+  }
+
+  private async claimAndSweepOne(): Promise<boolean> {
     const now = this.deps.now();
     const { rows } = await this.deps.db.query<PreviewRow>(
       `update previews set claimed_until = $2::timestamptz
@@ -337,7 +379,12 @@ async function sweepEpisodes(
   let total = 0;
   let renewedAt = Date.now();
   // Newest first, so the first matches found are the sample.
-  for await (const stored of episodesPublishedBetween(db, from, new Date(to.getTime() + 1))) {
+  for await (const stored of episodesPublishedBetween(
+    db,
+    from,
+    new Date(to.getTime() + 1),
+    SWEEP_PAGE_SIZE,
+  )) {
     if (Date.now() - renewedAt > RENEW_MS) {
       if (!(await renew())) return null;
       renewedAt = Date.now();

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { listAlertMatches, type MatchListFilters } from '../../projections/matches/queries.ts';
 import { type AlertEvent, type AlertFilters, alertStream, foldAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { BadRequestError, NotFoundError, TooManyRequestsError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { assertOwned, assertProjectAccess, callerOf } from '../http/auth.ts';
 import { pageOf, pageQuery, toPage } from '../http/pagination.ts';
@@ -191,7 +191,8 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
           description:
             'The id is the same for the same entity, kind, languages, speaker_roles and window: a repeated request ' +
             'returns the running or finished preview. relevance and source_popularity do not change the count. ' +
-            'Answers 202 while the sweep runs, 200 when the result is already there.',
+            'Answers 202 while the sweep runs (or waits for a slot), 200 when the result is already there, ' +
+            '429 rate_limit_exceeded with Retry-After when the project or the process has too many sweeps.',
           params: {
             type: 'object',
             required: ['projectId'],
@@ -233,13 +234,22 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
               },
             },
           },
-          response: { 200: previewStarted, 202: previewStarted, ...problemResponses(400, 401, 403, 422) },
+          response: {
+            200: previewStarted,
+            202: previewStarted,
+            ...problemResponses(400, 401, 403, 422, 429),
+          },
         },
       },
       async (request, reply) => {
         const { projectId } = request.params;
         assertProjectAccess(request, projectId);
-        const preview = await deps.previews.start(callerOf(request), request.body, request.query.window_days);
+        const preview = await deps.previews
+          .start(callerOf(request), request.body, request.query.window_days)
+          .catch((error: unknown) => {
+            if (error instanceof TooManyRequestsError) reply.header('retry-after', error.retryAfterSeconds);
+            throw error;
+          });
         return reply
           .code(preview.status === 'in_progress' ? 202 : 200)
           .send({ preview_id: preview.preview_id, status: preview.status, window_days: preview.window_days });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveriesOfMatch } from '../../src/delivery/queries.ts';
 import { createTenant } from '../support/platform.ts';
-import { type DeliveryFixture, deliveryFixture, deliveryRows } from './support.ts';
+import { type DeliveryFixture, deliveryFixture, deliveryRows, ENTITY_ID } from './support.ts';
 
 describe('delivery endpoints', () => {
   let f: DeliveryFixture;
@@ -57,6 +57,33 @@ describe('delivery endpoints', () => {
     expect(new Set([...page.data, ...rest.data].map((d: { id: string }) => d.id))).toEqual(
       new Set(Object.values(byChannel)),
     );
+  });
+
+  it("answers 400 invalid_cursor for another list's cursor or another alert's deliveries cursor", async () => {
+    const other = (await f.createAlert()).id;
+    await f.match(other);
+    await f.deliverAll();
+    const otherPage = (
+      await app.inject({ url: `/v1/alerts/${other}/deliveries?limit=1`, headers: member })
+    ).json();
+    expect(otherPage.cursor).toBeDefined();
+    const detectedAt = new Date().toISOString();
+    const foreign = {
+      "another alert's deliveries": otherPage.cursor as string,
+      "this alert's matches": app.cursors.encode({ a: alertId, d: detectedAt, i: matchId }),
+      "a delivery's matches": app.cursors.encode({ d: byChannel.EMAIL, o: 1 }),
+    };
+    for (const [what, cursor] of Object.entries(foreign)) {
+      const response = await app.inject({
+        url: `/v1/alerts/${alertId}/deliveries?limit=2&cursor=${encodeURIComponent(cursor)}`,
+        headers: member,
+      });
+      expect(response.statusCode, what).toBe(400);
+      expect(response.json()).toMatchObject({
+        error_code: 'invalid_cursor',
+        errors: [{ location: 'query.cursor' }],
+      });
+    }
   });
 
   it("hides another project's alert deliveries as missing", async () => {
@@ -238,6 +265,23 @@ describe('delivery endpoints', () => {
       headers: { 'x-api-key': otherKey },
     });
     expect(other.statusCode).toBe(404);
+  });
+
+  it('test-webhook answers for an alert created a moment ago, before the alerts read model has it', async () => {
+    for (let i = 0; i < 5; i++) {
+      const created = (await f.alerts.create(f.caller, {
+        title: `Fresh alert ${i}`,
+        entities: [{ entity_type: 'PERSON', entity_id: ENTITY_ID }],
+        notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+      })) as { id: string };
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v1/alerts/${created.id}/test-webhook`,
+        headers: member,
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().results).toEqual([expect.objectContaining({ delivered: true })]);
+    }
   });
 
   it('renders the landing page as HTML without scripts', async () => {

@@ -19,10 +19,17 @@ describe('retry schedule', () => {
     expect(retryDelay(schedule, 2, { random: () => 0 })).toBe(240_000);
   });
 
-  it('honours Retry-After within the bounds of the schedule', () => {
-    expect(retryDelay(schedule, 1, { retryAfterMs: 120_000 })).toBe(120_000);
-    expect(retryDelay(schedule, 3, { retryAfterMs: 0 })).toBe(5_000);
-    expect(retryDelay(schedule, 2, { retryAfterMs: 7 * 86_400_000 })).toBe(36_000_000);
+  it('lets Retry-After delay an attempt up to the longest delay of the schedule', () => {
+    expect(retryDelay(schedule, 1, { retryAfterMs: 120_000, random: () => 0.5 })).toBe(120_000);
+    expect(retryDelay(schedule, 2, { retryAfterMs: 7 * 86_400_000, random: () => 0.5 })).toBe(36_000_000);
+  });
+
+  it('never lets Retry-After shorten the scheduled, jittered delay', () => {
+    expect(retryDelay(schedule, 3, { retryAfterMs: 0, random: () => 0.5 })).toBe(1_800_000);
+    expect(retryDelay(schedule, 2, { retryAfterMs: 1_000, random: () => 0 })).toBe(240_000);
+    expect(retryDelay(schedule, 1, { retryAfterMs: 1_000, random: () => 0 })).toBe(4_000);
+    expect(retryDelay(schedule, 1, { retryAfterMs: 1_000, random: () => 0.999999 })).toBe(6_000);
+    expect(retryDelay(schedule, 7, { retryAfterMs: 0, random: () => 0.75 })).toBe(39_600_000);
   });
 
   it('has no delay after the last attempt, whatever Retry-After says', () => {

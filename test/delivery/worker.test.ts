@@ -114,7 +114,7 @@ describe('realtime deliveries', () => {
     const alert = await f.createAlert({
       notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
     });
-    f.receiver.respondWith({ status: 503, body: 'down' }, { status: 429, headers: { 'retry-after': '30' } });
+    f.receiver.respondWith({ status: 503, body: 'down' }, { status: 429, headers: { 'retry-after': '120' } });
     const sent = f.receiver.requests.length;
     await f.match(alert.id);
     await f.deliverAll();
@@ -132,9 +132,10 @@ describe('realtime deliveries', () => {
       'select next_attempt_at from deliveries where id = $1',
       [row!.id],
     );
-    expect(next[0]!.next_attempt_at.getTime() - f.clock.now().getTime()).toBe(30_000); // Retry-After within [5 s, 1 h]
+    // Retry-After 120 s is later than the scheduled 1 m, so it wins (capped at the longest delay, 1 h).
+    expect(next[0]!.next_attempt_at.getTime() - f.clock.now().getTime()).toBe(120_000);
 
-    f.clock.advance(30_000);
+    f.clock.advance(120_000);
     await f.deliverAll();
     [row] = await deliveryRows(f.db, alert.id);
     expect(row).toMatchObject({ status: 'SENT', attempts: 3 });
@@ -149,6 +150,46 @@ describe('realtime deliveries', () => {
       { outcome: 'failed', status_code: 429 },
       { outcome: 'sent', status_code: 200 },
     ]);
+  });
+
+  it('keeps the whole retry schedule when the receiver asks to retry sooner (Retry-After 1 s or a past date)', async () => {
+    for (const retryAfter of ['1', 'Thu, 01 Jan 2026 00:00:00 GMT']) {
+      const alert = await f.createAlert({
+        notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+      });
+      f.receiver.respondWith(
+        ...Array.from({ length: 3 }, () => ({ status: 500, headers: { 'retry-after': retryAfter } })),
+      );
+      const sent = f.receiver.requests.length;
+      await f.match(alert.id);
+      await f.deliverAll();
+      const [row] = await deliveryRows(f.db, alert.id);
+      const dueIn = async () => {
+        const { rows } = await f.db.query<{ next_attempt_at: Date }>(
+          'select next_attempt_at from deliveries where id = $1',
+          [row!.id],
+        );
+        return rows[0]!.next_attempt_at.getTime() - f.clock.now().getTime();
+      };
+      expect(await dueIn()).toBe(5_000); // the schedule's first delay (jitter 0.5), not 1 s
+      f.clock.advance(5_000);
+      await f.deliverAll();
+      expect(await dueIn()).toBe(60_000);
+      for (let i = 0; i < 8; i++) {
+        f.clock.advance(5_000); // 40 s in all: before the second delay of 1 m
+        await f.deliverAll();
+      }
+      const [later] = await deliveryRows(f.db, alert.id);
+      expect(later).toMatchObject({ status: 'FAILED', attempts: 2 });
+      expect(f.receiver.requests.length - sent).toBe(2);
+      f.clock.advance(20_000);
+      await f.deliverAll();
+      expect(await dueIn()).toBe(3_600_000);
+      f.clock.advance(3_600_000);
+      await f.deliverAll();
+      expect((await deliveryRows(f.db, alert.id))[0]).toMatchObject({ status: 'SENT', attempts: 4 });
+      await f.updateAlert(alert.id, { is_active: false }); // stays within the plan's active alerts
+    }
   });
 
   it('abandons a realtime webhook after the last retry', async () => {

@@ -98,6 +98,40 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
     expect((await get('/v1/entities/ent-jen')).json().name).toBe('Jennifer Psaki');
   });
 
+  it('keeps a slug with the entity that claimed it first, whatever a later claimant says, until it lets go', async () => {
+    const slug = 'orbital-dynamics';
+    await ingestEvents(store, [
+      entityEvent({ id: 'ent-orbital', slug, name: 'Orbital Dynamics', entity_type: 'COMPANY' }),
+    ]);
+    await catchUp(db, store, entitiesProjection);
+    await ingestEvents(store, [
+      entityEvent({ id: 'ent-impostor', slug, name: 'Orbital Dynamics Impostor' }, '2026-11-21T09:59:59Z'),
+    ]);
+    await catchUp(db, store, entitiesProjection);
+    expect((await get(`/v1/entities/${slug}`)).json().id).toBe('ent-orbital');
+    // A newer version of the first holder keeps it.
+    await ingestEvents(store, [
+      entityEvent(
+        { id: 'ent-orbital', slug, name: 'Orbital Dynamics Inc', entity_type: 'COMPANY' },
+        '2026-11-21T10:00:00Z',
+      ),
+    ]);
+    await catchUp(db, store, entitiesProjection);
+    expect((await get(`/v1/entities/${slug}`)).json()).toMatchObject({
+      id: 'ent-orbital',
+      name: 'Orbital Dynamics Inc',
+    });
+    // Once it moves to another slug, the next claimant holds this one.
+    await ingestEvents(store, [
+      entityEvent(
+        { id: 'ent-orbital', slug: 'orbital', name: 'Orbital', entity_type: 'COMPANY' },
+        '2026-11-21T11:00:00Z',
+      ),
+    ]);
+    await catchUp(db, store, entitiesProjection);
+    expect((await get(`/v1/entities/${slug}`)).json().id).toBe('ent-impostor');
+  });
+
   it("forgets an entity's old names once it is renamed", async () => {
     await ingestEvents(store, [
       entityEvent(

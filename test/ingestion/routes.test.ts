@@ -17,11 +17,16 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
   let store: EventStore;
   let app: FastifyInstance;
   let ingestKey: string;
+  let clock = new Date('2026-11-20T12:00:00Z');
 
   beforeAll(async () => {
     ({ db, drop } = await createDb(engine));
     store = createPostgresEventStore(db);
-    app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 1), routes: [ingestionRoutes(store)] });
+    app = await buildHttpApp({
+      db,
+      cursorKey: Buffer.alloc(32, 1),
+      routes: [ingestionRoutes(store, () => clock)],
+    });
     ingestKey = (await createKey(db, { kind: 'ingest' })).key;
   });
   afterAll(async () => {
@@ -129,6 +134,75 @@ describe.each(ENGINES)('POST /v1/ingest/events on %s', (engine) => {
     expect((await post([episodeEvent({ publishedAt: '2026-11-20T10:00:00.250+05:30' })])).statusCode).toBe(
       202,
     );
+  });
+
+  it('rejects date-times whose UTC instant falls outside years 1–9999, in every timestamp of every event', async () => {
+    const early = episodeEvent({ publishedAt: '0001-01-01T00:00:00+01:00' });
+    const late = episodeEvent({ publishedAt: '9999-12-31T23:59:59-15:59' });
+    const leap = episodeEvent({ publishedAt: '9999-12-31T23:59:60Z' });
+    const entity = entityEvent({ id: 'ent-old', name: 'Old' }, '0001-01-01T00:59:59+01:00');
+    const response = await post([early, late, leap, entity]);
+    expect(response.statusCode).toBe(422);
+    const body = response.json();
+    expect(body.error_code).toBe('invalid_events');
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        location: '/events/0/episode/published_at',
+        message: expect.stringMatching(/0001.*9999/),
+      }),
+      expect.objectContaining({ location: '/events/1/episode/published_at' }),
+      expect.objectContaining({ location: '/events/2/episode/published_at' }),
+      expect.objectContaining({ location: '/events/3/occurred_at' }),
+    ]);
+    expect(await store.readStream(episodeStream(early.episode.id))).toHaveLength(0);
+    const edges = [
+      episodeEvent({ publishedAt: '0001-01-01T00:00:00Z' }),
+      episodeEvent({ publishedAt: '9999-12-31T23:59:59.999Z' }),
+      episodeEvent({ publishedAt: '0001-01-01T00:00:00-01:00' }),
+    ];
+    expect((await post(edges)).statusCode).toBe(202);
+  });
+
+  it('rejects an occurred_at more than one day ahead of the server clock', async () => {
+    clock = new Date('2026-11-20T12:00:00Z');
+    const ahead = { ...episodeEvent(), occurred_at: '2026-11-21T12:00:01Z' };
+    const farAhead = entityEvent({ id: 'ent-future', name: 'Future' }, '9999-12-31T23:59:59Z');
+    const justWithin = { ...episodeEvent(), occurred_at: '2026-11-21T13:00:00+01:00' };
+    const response = await post([ahead, farAhead, justWithin]);
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors).toEqual([
+      expect.objectContaining({ location: '/events/0/occurred_at', message: expect.stringMatching(/ahead/) }),
+      expect.objectContaining({ location: '/events/1/occurred_at', message: expect.stringMatching(/ahead/) }),
+    ]);
+    clock = new Date('2026-11-21T00:00:01Z');
+    expect((await post([ahead])).statusCode).toBe(202);
+  });
+
+  it('rejects mentions of lines the transcript does not have, naming the mention', async () => {
+    const episode = episodeEvent({ lines: ['only line'] });
+    episode.mentions = [
+      { entity_id: 'ent-a', lines: [1] },
+      { entity_id: 'ent-b', lines: [1, 2] },
+    ];
+    const response = await post([episode]);
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors).toEqual([
+      expect.objectContaining({ location: '/events/0/mentions/1/lines/1', value: 2 }),
+    ]);
+    const noTranscript = episodeEvent();
+    delete noTranscript.transcript;
+    noTranscript.mentions = [{ entity_id: 'ent-a', lines: [1] }];
+    expect((await post([noTranscript])).json().errors).toEqual([
+      expect.objectContaining({ location: '/events/0/mentions/0/lines/0', value: 1 }),
+    ]);
+  });
+
+  it('caps the lists inside an event', async () => {
+    const episode = episodeEvent({ lines: ['only line'] });
+    episode.mentions = [{ entity_id: 'ent-a', lines: Array.from({ length: 1001 }, () => 1) }];
+    const response = await post([episode]);
+    expect(response.statusCode).toBe(422);
+    expect(response.json().errors[0]).toMatchObject({ location: '/events/0/mentions/0/lines' });
   });
 
   it('rejects event types named like Object.prototype members', async () => {

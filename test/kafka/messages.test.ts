@@ -26,6 +26,16 @@ describe('decodeMessage', () => {
     });
   });
 
+  it('applies the ingestion timestamp bounds: UTC years 1–9999, occurred_at at most a day ahead of the clock', () => {
+    const yearZero = episodeEvent({ id: 'ep-1', publishedAt: '0001-01-01T00:00:00+01:00' });
+    const future = { ...episodeEvent({ id: 'ep-1' }), occurred_at: '2026-11-22T10:00:00Z' };
+    const now = new Date('2026-11-20T10:00:00Z');
+    const decode = (event: object) =>
+      decodeMessage(message(TOPICS.episodes, 'ep-1', JSON.stringify(event)), TOPICS, now);
+    expect(decode(yearZero)).toMatchObject({ ok: false, errors: [{ location: '/episode/published_at' }] });
+    expect(decode(future)).toMatchObject({ ok: false, errors: [{ location: '/occurred_at' }] });
+  });
+
   it('rejects a message without a value (a tombstone)', () => {
     expect(decodeMessage(message(TOPICS.episodes, 'ep-1', null))).toEqual({
       ok: false,

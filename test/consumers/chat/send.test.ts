@@ -62,6 +62,25 @@ describe('posting an alert to a chat channel', () => {
     });
   });
 
+  it('escapes caller text in the top-level fallback text, so a title cannot ping the channel or forge a link', async () => {
+    const hostile = '<!here> <https://evil.test|click> & co';
+    const forged: AlertNotice = {
+      ...notice,
+      alert: { id: 'alr_1', title: `Alert ${hostile}` },
+      matches: [
+        { ...notice.matches[0]!, episodeTitle: `Episode ${hostile}`, podcastTitle: `Pod ${hostile}` },
+      ],
+    };
+    for (const n of [{ ...forged, kind: 'test' as const }, forged]) {
+      slack.posted.length = 0;
+      expect(await post('C0ALERTS', TOKEN, n)).toMatchObject({ ok: true });
+      const text = slack.posted[0]!.text!;
+      expect(text).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
+      expect(text).toContain('Alert &lt;!here&gt; &lt;https://evil.test|click&gt; &amp; co');
+    }
+    expect(slack.posted[0]!.text).toContain('Pod &lt;!here&gt;');
+  });
+
   it('gets the largest digest accepted by the stand-in, which enforces Slack limits', async () => {
     const digest: AlertNotice = {
       ...notice,

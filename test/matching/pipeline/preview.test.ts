@@ -210,4 +210,62 @@ describe('alert previews', () => {
       total_matches: first.total_matches,
     });
   });
+
+  it('bounds sweeps per project and per process: beyond the short queue 429 with Retry-After, and queued previews finish right', async () => {
+    const reference = await completed({ entities: NVIDIA }, '?window_days=30');
+    const limited = new PreviewService({
+      db: f.db,
+      log: silentLog,
+      now: f.now,
+      limits: { perProcess: 2, perProject: 1, queue: 2 },
+    });
+    const limitedApp = await buildHttpApp({
+      db: f.db,
+      cursorKey: Buffer.alloc(32, 5),
+      routes: [matchingRoutes({ store: f.store, previews: limited })],
+    });
+    const start = (windowDays: number, tenant: typeof f.tenant) =>
+      limitedApp.inject({
+        method: 'POST',
+        url: `/v1/projects/${tenant.project.id}/alerts/preview?window_days=${windowDays}`,
+        headers: tenant.headers,
+        payload: { entities: NVIDIA },
+      });
+    const statuses: number[] = [];
+    const accepted: string[] = [];
+    let refused: Awaited<ReturnType<typeof start>> | undefined;
+    // Sweeps wait on the lock, so every preview started here is still running or queued.
+    await f.db.transaction(async (tx) => {
+      await tx.query('lock table episodes in access exclusive mode');
+      for (const [windowDays, tenant] of [
+        [20, f.tenant], // runs
+        [21, f.tenant], // waits: the project's one slot is taken
+        [22, f.tenant], // 429: the project already has one waiting
+        [20, f.tenant], // the running preview again: answered without a slot
+        [20, f.other], // runs: the process's second slot
+        [21, f.other], // waits: the queue's second place
+        [22, f.other], // 429: the project already has one waiting
+      ] as const) {
+        const response = await start(windowDays, tenant);
+        statuses.push(response.statusCode);
+        if (response.statusCode === 202) accepted.push(response.json().preview_id);
+        else refused = response;
+      }
+    });
+    expect(statuses).toEqual([202, 202, 429, 202, 202, 202, 429]);
+    expect(refused!.headers['retry-after']).toBe('5');
+    expect(refused!.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(refused!.json()).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+    await limited.idle();
+    for (const id of new Set(accepted)) {
+      const { rows } = await f.db.query<{ status: string; total_matches: number }>(
+        'select status, total_matches from previews where id = $1',
+        [id],
+      );
+      expect(rows[0]).toEqual({ status: 'completed', total_matches: reference.total_matches });
+    }
+    expect((await start(22, f.tenant)).statusCode).toBe(202);
+    await limited.idle();
+    await limitedApp.close();
+  });
 });
