@@ -23,24 +23,33 @@ export function storableJson<T>(value: T): T {
 /**
  * Pointers to every string (value or key) holding U+0000 or a lone UTF-16 surrogate: JSON allows
  * both, PostgreSQL cannot store either as text, and a read model would stop at the event.
+ * Iterative, so no nesting depth can overflow the stack; findings come in document order.
  */
-export function unstorableText(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+export function unstorableText(root: unknown, rootPointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
   const check = (text: string, at: string) => {
     if (text.includes('\u0000'))
       found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
     else if (!text.isWellFormed())
       found.push({ location: at, message: 'contains a lone UTF-16 surrogate, which is not text' });
   };
-  if (typeof node === 'string') {
-    check(node, pointer);
-  } else if (Array.isArray(node)) {
-    for (const [i, item] of node.entries()) unstorableText(item, `${pointer}/${i}`, found);
-  } else if (node !== null && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      check(key, at);
-      unstorableText(value, at, found);
+  const pending: [unknown, string][] = [[root, rootPointer]];
+  while (pending.length > 0) {
+    const [node, pointer] = pending.pop()!;
+    if (typeof node === 'string') {
+      check(node, pointer);
+      continue;
     }
+    if (node === null || typeof node !== 'object') continue;
+    const children: [unknown, string][] = [];
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) children.push([item, `${pointer}/${i}`]);
+    } else {
+      for (const [key, value] of Object.entries(node)) {
+        const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        children.push([key, at], [value, at]);
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
   }
   return found;
 }
