@@ -19,6 +19,27 @@ export interface Config {
   retrySchedule: string;
   webhookAllowCidrs: string[];
   logLevel: string;
+  /** Requests per window per API key, and per client address where no key counts (0 = no limit). */
+  rateLimit: RateLimitConfig;
+  /** Proxies whose X-Forwarded-For names the client address (addresses or CIDRs); none by default. */
+  trustProxy: string[];
+}
+
+export interface RateLimitConfig {
+  perKey: number;
+  perAddress: number;
+  windowMs: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitConfig = { perKey: 1200, perAddress: 300, windowMs: 60_000 };
+
+function count(env: NodeJS.ProcessEnv, name: string, fallback: number) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${name} must be a whole number of requests (0 = no limit), got ${raw}`);
+  return value;
 }
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
@@ -51,5 +72,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrySchedule: env.EARSHOT_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',
+    rateLimit: {
+      perKey: count(env, 'EARSHOT_RATE_LIMIT_PER_KEY', DEFAULT_RATE_LIMIT.perKey),
+      perAddress: count(env, 'EARSHOT_RATE_LIMIT_PER_IP', DEFAULT_RATE_LIMIT.perAddress),
+      windowMs: DEFAULT_RATE_LIMIT.windowMs,
+    },
+    trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
   };
 }

@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyServerFactory,
   type FastifyServerOptions,
 } from 'fastify';
+import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
@@ -18,6 +19,7 @@ import { healthRoutes } from './health.ts';
 import { jsonBodyParser } from './json-body.ts';
 import { parseFormFields } from './multipart.ts';
 import { problemSchema, sendProblem, toProblem } from './problem.ts';
+import { rateLimits } from './rate-limit.ts';
 import { buildValidator } from './validation.ts';
 
 export interface HttpDeps {
@@ -30,6 +32,10 @@ export interface HttpDeps {
   /** A pino logger for requests; none when omitted (tests). */
   logger?: FastifyBaseLogger;
   bodyLimit?: number;
+  /** Requests per minute per key and per address; the defaults of src/config.ts when omitted. */
+  rateLimit?: RateLimitConfig;
+  /** Proxies trusted to name the client address (X-Forwarded-For); none when omitted. */
+  trustProxy?: string[];
   /** An already listening server to serve on (see early-server.ts); the app then needs no listen(). */
   server?: EarlyServer;
 }
@@ -72,6 +78,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     } as unknown as FastifyServerOptions['schemaController'],
     bodyLimit: deps.bodyLimit ?? MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
+    ...(deps.trustProxy?.length ? { trustProxy: deps.trustProxy } : {}),
   };
   const app = Fastify(options) as unknown as FastifyInstance;
 
@@ -159,6 +166,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  await rateLimits(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
   await app.register(auth, { keys: new KeyVerifier(deps.db) });
   await app.register(healthRoutes);
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());

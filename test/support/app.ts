@@ -31,6 +31,7 @@ export async function fullApp(options: { env?: NodeJS.ProcessEnv; http?: Partial
     db,
     cursorKey: Buffer.alloc(32, 6),
     routes: capabilities.flatMap((c) => c.routes ?? []),
+    rateLimit: config.rateLimit,
     ...options.http,
   });
   const tenant = await createTenant(db, 'TEAM');
