@@ -78,6 +78,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     } as unknown as FastifyServerOptions['schemaController'],
     bodyLimit: deps.bodyLimit ?? MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
+    // URLs the router cannot take (bad percent-encoding, overlong parameters) answer problems too.
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, toProblem(error, request));
+    },
     ...(deps.trustProxy?.length ? { trustProxy: deps.trustProxy } : {}),
   };
   const app = Fastify(options) as unknown as FastifyInstance;

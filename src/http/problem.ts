@@ -144,6 +144,8 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
         );
   }
   const status = fastifyError.statusCode;
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return problem(request, 414, 'uri_too_long', 'A path parameter is longer than 100 characters.', null);
   if (status && status >= 400 && status < 500) {
     const code =
       fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'

@@ -231,3 +231,13 @@ describe('alert titles', () => {
     ]);
   });
 });
+
+describe('URLs the router cannot take', () => {
+  it('answer with problems: invalid percent-encoding is 400, an overlong path parameter 414', async () => {
+    const bad = await f.app.inject({ url: '/v1/alerts/%ED%A0%80', headers: f.tenant.headers });
+    expectProblem(bad, 400, 'malformed_request');
+    const long = await f.app.inject({ url: `/v1/alerts/${'a'.repeat(5000)}`, headers: f.tenant.headers });
+    expectProblem(long, 414, 'uri_too_long');
+    expect(long.body.length).toBeLessThan(1000);
+  });
+});
