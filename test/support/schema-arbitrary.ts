@@ -26,6 +26,24 @@ export class Huge {
   }
 }
 
+/**
+ * Arrays nested `depth` deep, spliced into the JSON text only when sent (see `toJsonText`): a
+ * JSON.stringify of 20,000 levels would overflow the sender's stack first.
+ */
+export class Deep {
+  constructor(readonly depth: number) {}
+  toJSON() {
+    return `\u0001deep:${this.depth}\u0001`;
+  }
+}
+
+/** JSON text of a generated value, with Deep markers expanded. */
+export const toJsonText = (value: unknown) =>
+  (JSON.stringify(value) ?? 'null').replace(
+    /"\\u0001deep:(\d+)\\u0001"/g,
+    (_, depth: string) => '['.repeat(Number(depth)) + ']'.repeat(Number(depth)),
+  );
+
 const nested = (depth: number, leaf: unknown) => {
   let value: unknown = leaf;
   for (let i = 0; i < depth; i++) value = i % 2 ? { a: value } : [value];
@@ -60,6 +78,7 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string().map((s) => `${s}\u0000${s}`),
   fc.constantFrom('\uD800', 'a\uDC00b', '\uDBFFz', '\uDFFF'),
   fc.integer({ min: 1, max: 80 }).map((depth) => nested(depth, 'leaf')),
+  fc.constantFrom(new Deep(1_000), new Deep(20_000)),
   fc.constantFrom(null, true, false, 0, -1, -0, 1.5, 1e308, -1e308, 2 ** 53 + 1, [], {}, '', ' ', [null], {
     '': '',
   }),
