@@ -10,14 +10,26 @@ export function storableText(text: string): string {
   return text.replaceAll('\u0000', '').toWellFormed();
 }
 
-/** The same for every string (and key) in a JSON-like value. */
+const isContainer = (value: unknown): value is object =>
+  value !== null && typeof value === 'object' && !(value instanceof Date);
+
+/** The same for every string (and key) in a JSON-like value; iterative, so any depth is fine. */
 export function storableJson<T>(value: T): T {
-  if (typeof value === 'string') return storableText(value) as T;
-  if (Array.isArray(value)) return value.map(storableJson) as T;
-  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storableJson(v)])) as T;
+  const copy = (node: unknown): unknown =>
+    typeof node === 'string' ? storableText(node) : !isContainer(node) ? node : Array.isArray(node) ? [] : {};
+  const root = copy(value);
+  const pending: [object, Record<string, unknown>][] = isContainer(value)
+    ? [[value, root as Record<string, unknown>]]
+    : [];
+  while (pending.length > 0) {
+    const [source, target] = pending.pop()!;
+    for (const [key, child] of Object.entries(source)) {
+      const copied = copy(child);
+      target[Array.isArray(source) ? key : storableText(key)] = copied;
+      if (isContainer(child)) pending.push([child, copied as Record<string, unknown>]);
+    }
   }
-  return value;
+  return root as T;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFormFields } from '../../src/http/multipart.ts';
+import { storableJson, unstorableText } from '../../src/storable-text.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { type FullApp, fullApp } from '../support/app.ts';
 
@@ -239,5 +240,30 @@ describe('URLs the router cannot take', () => {
     const long = await f.app.inject({ url: `/v1/alerts/${'a'.repeat(5000)}`, headers: f.tenant.headers });
     expectProblem(long, 414, 'uri_too_long');
     expect(long.body.length).toBeLessThan(1000);
+  });
+});
+
+describe('walks over request values', () => {
+  const deep = (depth: number, leaf: unknown) => {
+    let value: unknown = leaf;
+    for (let i = 0; i < depth; i++) value = i % 2 ? { 'a/b': value } : [value];
+    return value;
+  };
+
+  it('find unstorable text at any depth without overflowing the stack', () => {
+    const found = unstorableText({ ok: 'fine', deep: deep(100_000, 'a\u0000b') }, '');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.location.startsWith('/deep/a~1b/0/a~1b/0/')).toBe(true);
+  });
+
+  it('make values storable at any depth, keys included', () => {
+    const cleaned = storableJson({ 'k\u0000': deep(100_000, '\uD800x'), when: new Date(0), n: [1, null] });
+    expect(Object.keys(cleaned)).toEqual(['k', 'when', 'n']);
+    expect(cleaned.when).toEqual(new Date(0));
+    expect(cleaned.n).toEqual([1, null]);
+    let node: unknown = (cleaned as Record<string, unknown>).k;
+    while (typeof node !== 'string')
+      node = Array.isArray(node) ? node[0] : (node as Record<string, unknown>)['a/b'];
+    expect(node).toBe('\uFFFDx');
   });
 });
