@@ -121,27 +121,41 @@ function routesOf(document: { paths: Record<string, Record<string, Record<string
   return routes;
 }
 
-/** Polls /healthz from another process over the listening socket until stopped; the slowest answer wins. */
+/**
+ * Polls /healthz from another process over the listening socket until stopped. A machine shared
+ * by several test runs can starve any process, the poller included; so beside each answer's time
+ * the poller records how late its own 5 ms ticker ran meanwhile, and `max` is the slowest answer
+ * less that lag: the wait the server caused. `rawMax` is the slowest answer as measured.
+ */
 function pollHealth(url: string) {
   const poller: ChildProcess = spawn(
     process.execPath,
     [
       '-e',
       `const http = require('node:http');
-         let stop = false, max = 0, count = 0, failures = 0;
+         let stop = false, max = 0, rawMax = 0, count = 0, failures = 0, lag = 0, tick = performance.now();
+         const ticker = setInterval(() => {
+           const now = performance.now();
+           lag = Math.max(lag, now - tick - 5);
+           tick = now;
+         }, 5);
          process.stdin.on('data', () => {}).on('end', () => { stop = true; });
          (async () => {
            while (!stop) {
              const started = performance.now();
+             lag = 0;
              await new Promise((resolve) => http.get(process.argv[1], (r) => {
                if (r.statusCode !== 200) failures++;
                r.resume().on('end', resolve);
              }).on('error', () => { failures++; resolve(); }));
-             max = Math.max(max, performance.now() - started);
+             const took = performance.now() - started;
+             rawMax = Math.max(rawMax, took);
+             max = Math.max(max, took - lag);
              count++;
              await new Promise((resolve) => setTimeout(resolve, 20));
            }
-           process.stdout.write(JSON.stringify({ max, count, failures }));
+           clearInterval(ticker);
+           process.stdout.write(JSON.stringify({ max, rawMax, count, failures }));
          })();`,
       url,
     ],
@@ -157,7 +171,7 @@ function pollHealth(url: string) {
     async stop() {
       poller.stdin!.end();
       await closed;
-      return JSON.parse(out) as { max: number; count: number; failures: number };
+      return JSON.parse(out) as { max: number; rawMax: number; count: number; failures: number };
     },
   };
 }
@@ -347,7 +361,10 @@ describe('every route, fuzzed from its schema', () => {
     expect(problems).toEqual([]);
     expect(health.failures).toBe(0);
     expect(health.count).toBeGreaterThan(10);
-    expect(health.max, `/healthz took ${Math.round(health.max)} ms at worst`).toBeLessThan(100);
+    expect(
+      health.max,
+      `/healthz took ${Math.round(health.rawMax)} ms at worst, ${Math.round(health.max)} ms beyond the poller's own lag`,
+    ).toBeLessThan(100);
     // The fuzz reached past authentication and validation, not only their refusals.
     expect(Object.keys(statuses)).toEqual(expect.arrayContaining(['200', '202', '400', '404', '422']));
   }, 120_000);
