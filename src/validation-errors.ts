@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { ErrorDetail } from './errors.ts';
 
 /** Rejected values are echoed at most this long (docs/api-conventions.md). */
-export const MAX_VALUE_CHARS = 100;
+const MAX_VALUE_CHARS = 100;
 
 /**
  * A rejected value as echoed in `errors[].value`: strings cut to MAX_VALUE_CHARS characters with

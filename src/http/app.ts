@@ -50,7 +50,7 @@ declare module 'fastify' {
 export const API_VERSION = '0.1.0';
 
 /** The largest request body: 10 MiB; one byte more is 413 (docs/api-conventions.md). */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 const SECRET_QUERY = /([?&](?:api-key|token)=)[^&#]*/gi;
 export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]');

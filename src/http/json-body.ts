@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { BadRequestError } from '../errors.ts';
 
 /** The deepest nesting of arrays and objects a JSON body may have (docs/api-conventions.md). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /** The nesting depth of JSON text, counted in one pass; brackets inside strings do not count. */
-export function jsonDepthExceeds(text: string, max: number): boolean {
+function jsonDepthExceeds(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

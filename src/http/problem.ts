@@ -63,7 +63,7 @@ export function problemResponses(...statuses: number[]) {
 }
 
 /** At most this many errors[] entries are listed; the detail then says how many there were. */
-export const MAX_LISTED_ERRORS = 100;
+const MAX_LISTED_ERRORS = 100;
 
 /** Problems stay small whatever was sent: few entries, each echoing a short value. */
 function listed(errors: ErrorDetail[] | null, detail: string): [ErrorDetail[] | null, string] {

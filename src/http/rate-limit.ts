@@ -6,7 +6,7 @@ import { EarshotError } from '../errors.ts';
 import { type AuthMode, presentedKey } from './auth.ts';
 
 /** 429: the caller spent its requests for the current window. */
-export class RateLimitedError extends EarshotError {
+class RateLimitedError extends EarshotError {
   readonly status = 429;
 }
 
