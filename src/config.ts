@@ -19,9 +19,21 @@ export interface Config {
   retrySchedule: string;
   webhookAllowCidrs: string[];
   logLevel: string;
-  /** Alert preview sweeps (docs/matching.md, Previews). */
+  /** Alert preview sweeps (docs/matching-pipeline.md, Previews). */
   previewLimits: { perProcess: number; perProject: number; queue: number };
+  /** Requests per window per API key, and per client address where no key counts (0 = no limit). */
+  rateLimit: RateLimitConfig;
+  /** Proxies whose X-Forwarded-For names the client address (addresses or CIDRs); none by default. */
+  trustProxy: string[];
 }
+
+export interface RateLimitConfig {
+  perKey: number;
+  perAddress: number;
+  windowMs: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitConfig = { perKey: 1200, perAddress: 300, windowMs: 60_000 };
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
@@ -31,12 +43,12 @@ const list = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
-const count = (env: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number) => {
+const count = (env: NodeJS.ProcessEnv, name: string, fallback: number, minimum: number, maximum: number) => {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < minimum || value > 1000)
-    throw new Error(`${name} must be a whole number from ${minimum} to 1000, got ${text}`);
+  if (!Number.isInteger(value) || value < minimum || value > maximum)
+    throw new Error(`${name} must be a whole number from ${minimum} to ${maximum}, got ${text}`);
   return value;
 };
 
@@ -63,9 +75,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',
     previewLimits: {
-      perProcess: count(env, 'EARSHOT_PREVIEW_CONCURRENCY', 4, 1),
-      perProject: count(env, 'EARSHOT_PREVIEW_PROJECT_CONCURRENCY', 2, 1),
-      queue: count(env, 'EARSHOT_PREVIEW_QUEUE', 8, 0),
+      perProcess: count(env, 'EARSHOT_PREVIEW_CONCURRENCY', 4, 1, 1000),
+      perProject: count(env, 'EARSHOT_PREVIEW_PROJECT_CONCURRENCY', 2, 1, 1000),
+      queue: count(env, 'EARSHOT_PREVIEW_QUEUE', 8, 0, 1000),
     },
+    rateLimit: {
+      // 0 turns a limit off.
+      perKey: count(env, 'EARSHOT_RATE_LIMIT_PER_KEY', DEFAULT_RATE_LIMIT.perKey, 0, 1_000_000),
+      perAddress: count(env, 'EARSHOT_RATE_LIMIT_PER_IP', DEFAULT_RATE_LIMIT.perAddress, 0, 1_000_000),
+      windowMs: DEFAULT_RATE_LIMIT.windowMs,
+    },
+    trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
   };
 }

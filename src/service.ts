@@ -118,6 +118,8 @@ export async function startService(
         previousCursorKeys: (runtime.previousSecretKeys ?? []).map((key) => deriveKey(key, 'cursor')),
         routes: capabilities.flatMap((c) => c.routes ?? []),
         logger: runtime.log.child({ component: 'http' }),
+        rateLimit: runtime.config.rateLimit,
+        trustProxy: runtime.config.trustProxy,
         ...(options.server ? { server: options.server } : {}),
       })
     : undefined;

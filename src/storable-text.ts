@@ -10,37 +10,58 @@ export function storableText(text: string): string {
   return text.replaceAll('\u0000', '').toWellFormed();
 }
 
-/** The same for every string (and key) in a JSON-like value. */
+const isContainer = (value: unknown): value is object =>
+  value !== null && typeof value === 'object' && !(value instanceof Date);
+
+/** The same for every string (and key) in a JSON-like value; iterative, so any depth is fine. */
 export function storableJson<T>(value: T): T {
-  if (typeof value === 'string') return storableText(value) as T;
-  if (Array.isArray(value)) return value.map(storableJson) as T;
-  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storableJson(v)])) as T;
+  const copy = (node: unknown): unknown =>
+    typeof node === 'string' ? storableText(node) : !isContainer(node) ? node : Array.isArray(node) ? [] : {};
+  const root = copy(value);
+  const pending: [object, Record<string, unknown>][] = isContainer(value)
+    ? [[value, root as Record<string, unknown>]]
+    : [];
+  while (pending.length > 0) {
+    const [source, target] = pending.pop()!;
+    for (const [key, child] of Object.entries(source)) {
+      const copied = copy(child);
+      target[Array.isArray(source) ? key : storableText(key)] = copied;
+      if (isContainer(child)) pending.push([child, copied as Record<string, unknown>]);
+    }
   }
-  return value;
+  return root as T;
 }
 
 /**
  * Pointers to every string (value or key) holding U+0000 or a lone UTF-16 surrogate: JSON allows
  * both, PostgreSQL cannot store either as text, and a read model would stop at the event.
+ * Iterative, so no nesting depth can overflow the stack; findings come in document order.
  */
-export function unstorableText(node: unknown, pointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+export function unstorableText(root: unknown, rootPointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
   const check = (text: string, at: string) => {
     if (text.includes('\u0000'))
       found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
     else if (!text.isWellFormed())
       found.push({ location: at, message: 'contains a lone UTF-16 surrogate, which is not text' });
   };
-  if (typeof node === 'string') {
-    check(node, pointer);
-  } else if (Array.isArray(node)) {
-    for (const [i, item] of node.entries()) unstorableText(item, `${pointer}/${i}`, found);
-  } else if (node !== null && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      check(key, at);
-      unstorableText(value, at, found);
+  const pending: [unknown, string][] = [[root, rootPointer]];
+  while (pending.length > 0) {
+    const [node, pointer] = pending.pop()!;
+    if (typeof node === 'string') {
+      check(node, pointer);
+      continue;
     }
+    if (node === null || typeof node !== 'object') continue;
+    const children: [unknown, string][] = [];
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) children.push([item, `${pointer}/${i}`]);
+    } else {
+      for (const [key, value] of Object.entries(node)) {
+        const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        children.push([key, at], [value, at]);
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
   }
   return found;
 }

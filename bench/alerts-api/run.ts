@@ -85,6 +85,8 @@ try {
       PORT: String(servicePort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
+      // The benchmark is one key at full speed: far beyond a normal client's rate limit.
+      EARSHOT_RATE_LIMIT_PER_KEY: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

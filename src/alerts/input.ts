@@ -52,6 +52,8 @@ const CONFIG_KEYS = [
 ];
 const FILTER_KEYS = ['languages', 'relevance', 'source_popularity', 'speaker_roles'];
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Text that shows nothing: whitespace and invisible format characters (zero-width space, BOM, …). */
+const BLANK = /^[\s\p{Cf}]*$/u;
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -73,7 +75,7 @@ class Issues {
 function text(issues: Issues, value: unknown, at: string, max: number): string | undefined {
   if (typeof value !== 'string') return void issues.add(at, 'must be a string', value);
   const trimmed = value.trim();
-  if (trimmed.length === 0) return void issues.add(at, 'must not be empty', value);
+  if (BLANK.test(trimmed)) return void issues.add(at, 'must not be empty', value);
   if (trimmed.length > max) return void issues.add(at, `must be at most ${max} characters`, value);
   return trimmed;
 }

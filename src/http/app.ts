@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyServerFactory,
   type FastifyServerOptions,
 } from 'fastify';
+import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
@@ -15,7 +16,10 @@ import { auth } from './auth.ts';
 import { type CursorCodec, createCursorCodec } from './cursor.ts';
 import type { EarlyServer } from './early-server.ts';
 import { healthRoutes } from './health.ts';
+import { jsonBodyParser } from './json-body.ts';
+import { parseFormFields } from './multipart.ts';
 import { problemSchema, sendProblem, toProblem } from './problem.ts';
+import { rateLimits } from './rate-limit.ts';
 import { buildValidator } from './validation.ts';
 
 export interface HttpDeps {
@@ -28,6 +32,10 @@ export interface HttpDeps {
   /** A pino logger for requests; none when omitted (tests). */
   logger?: FastifyBaseLogger;
   bodyLimit?: number;
+  /** Requests per minute per key and per address; the defaults of src/config.ts when omitted. */
+  rateLimit?: RateLimitConfig;
+  /** Proxies trusted to name the client address (X-Forwarded-For); none when omitted. */
+  trustProxy?: string[];
   /** An already listening server to serve on (see early-server.ts); the app then needs no listen(). */
   server?: EarlyServer;
 }
@@ -41,17 +49,11 @@ declare module 'fastify' {
 
 export const API_VERSION = '0.1.0';
 
+/** The largest request body: 10 MiB; one byte more is 413 (docs/api-conventions.md). */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
 const SECRET_QUERY = /([?&](?:api-key|token)=)[^&#]*/gi;
 export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]');
-
-/** The plain fields of a small multipart/form-data body (no files). */
-function* parseMultipartFields(body: string): Generator<[string, string]> {
-  for (const part of body.split(/\r?\n--/)) {
-    const name = /content-disposition:[^\r\n]*\bname="([^"]*)"/i.exec(part)?.[1];
-    const value = /\r?\n\r?\n([\s\S]*?)\s*$/.exec(part)?.[1];
-    if (name !== undefined && value !== undefined) yield [name, value.replace(/\r?\n--[^\r\n]*--\s*$/, '')];
-  }
-}
 
 /** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
@@ -74,8 +76,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     schemaController: {
       compilersFactory: { buildValidator: (shared: Record<string, object>) => buildValidator(shared) },
     } as unknown as FastifyServerOptions['schemaController'],
-    bodyLimit: deps.bodyLimit ?? 10 * 1024 * 1024 + 64 * 1024,
+    bodyLimit: deps.bodyLimit ?? MAX_BODY_BYTES,
     routerOptions: { ignoreTrailingSlash: true },
+    // URLs the router cannot take (bad percent-encoding, overlong parameters) answer problems too.
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, toProblem(error, request));
+    },
+    ...(deps.trustProxy?.length ? { trustProxy: deps.trustProxy } : {}),
   };
   const app = Fastify(options) as unknown as FastifyInstance;
 
@@ -124,13 +131,19 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     return payload;
   });
+  jsonBodyParser(app);
+  // No text/plain parser: a body of any type not parsed here is 415.
+  app.removeContentTypeParser('text/plain');
   // RFC 8058 one-click unsubscribe POSTs carry List-Unsubscribe=One-Click, preferably as
   // multipart/form-data; the routes that take them need nothing from the body but accept it.
   app.addContentTypeParser(
     'multipart/form-data',
-    { parseAs: 'string', bodyLimit: 8192 },
-    (_request, body, done) => {
-      done(null, Object.fromEntries(parseMultipartFields(body as string)));
+    { parseAs: 'buffer', bodyLimit: 8192 },
+    (request, body, done) => {
+      parseFormFields(body as Buffer, request.headers['content-type'] ?? '').then(
+        (fields) => done(null, fields),
+        (error: Error) => done(error),
+      );
     },
   );
   // application/x-www-form-urlencoded: the RFC 8058 one-click unsubscribe POST.
@@ -157,6 +170,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  await rateLimits(app, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
   await app.register(auth, { keys: new KeyVerifier(deps.db) });
   await app.register(healthRoutes);
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => app.swagger());

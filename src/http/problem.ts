@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EarshotError, type ErrorDetail, type ErrorResolve, PlanError } from '../errors.ts';
-import { ajvErrorDetail } from '../validation-errors.ts';
+import { ajvErrorDetail, shortValue } from '../validation-errors.ts';
 
 /** RFC 9457 problem details, with the spec's error_code, errors[] and resolve. */
 export interface Problem {
@@ -62,6 +62,20 @@ export function problemResponses(...statuses: number[]) {
   );
 }
 
+/** At most this many errors[] entries are listed; the detail then says how many there were. */
+const MAX_LISTED_ERRORS = 100;
+
+/** Problems stay small whatever was sent: few entries, each echoing a short value. */
+function listed(errors: ErrorDetail[] | null, detail: string): [ErrorDetail[] | null, string] {
+  if (!errors) return [null, detail];
+  const shown = errors
+    .slice(0, MAX_LISTED_ERRORS)
+    .map((error) => (error.value === undefined ? error : { ...error, value: shortValue(error.value) }));
+  return errors.length > MAX_LISTED_ERRORS
+    ? [shown, `${detail} The first ${MAX_LISTED_ERRORS} of ${errors.length} errors are listed.`]
+    : [shown, detail];
+}
+
 function problem(
   request: FastifyRequest,
   status: number,
@@ -69,14 +83,15 @@ function problem(
   detail: string,
   errors: ErrorDetail[] | null,
 ): Problem {
+  const [shown, described] = listed(errors, detail);
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] ?? 'Error',
     status,
-    detail,
+    detail: described,
     instance: `urn:earshot:request:${request.id}`,
     error_code: errorCode,
-    errors,
+    errors: shown,
   };
 }
 
@@ -129,6 +144,8 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
         );
   }
   const status = fastifyError.statusCode;
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return problem(request, 414, 'uri_too_long', 'A path parameter is longer than 100 characters.', null);
   if (status && status >= 400 && status < 500) {
     const code =
       fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
