@@ -301,11 +301,15 @@ projections
           bar.stop();
         }
       }
-      const parked = await parkedCounts(runtime.db);
+      // Events that still fail were parked rather than stopping the rebuild: name them.
+      const counts = await parkedCounts(runtime.db);
+      const parked = Object.fromEntries(
+        projections.filter((p) => counts.has(p.name)).map((p) => [p.name, counts.get(p.name)]),
+      );
       return {
         rebuilt: projections.map((p) => p.name),
         events,
-        parked: Object.fromEntries(projections.map((p) => [p.name, parked.get(p.name) ?? 0])),
+        ...(Object.keys(parked).length > 0 && { parked }),
       };
     }),
   );

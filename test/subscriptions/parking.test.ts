@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchesProjection } from '../../projections/matches/projection.ts';
 import type { Db, Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore, type PostgresEventStore } from '../../src/eventstore/postgres.ts';
@@ -20,6 +21,7 @@ import {
 } from '../../src/projections/runner.ts';
 import { listParked, parkedCounts } from '../../src/subscriptions/parked.ts';
 import { retryParked } from '../../src/subscriptions/runner.ts';
+import { episodeEvent } from '../fixtures/events.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
 
 const TENANTS = ['org-a', 'org-b', 'org-c'];
@@ -162,6 +164,67 @@ describe('a subscription whose handler keeps failing on one event', () => {
     expect(await listParked(db, name)).toEqual([]);
     expect((await counts(db, name))['org-a']).toBe(4);
     expect(await parkedMetric(db)).not.toContain(`subscription="${name}"`);
+  });
+
+  it('keeps the matches read model moving for every tenant past a match whose published_at PostgreSQL refuses', async () => {
+    const matched = (tenant: string, publishedAt = '2026-11-20T06:00:00.000Z') => {
+      const matchId = randomUUID();
+      return {
+        id: matchId,
+        type: 'AlertMatched',
+        data: {
+          matchId,
+          alertId: `alert-${tenant}`,
+          projectId: `project-${tenant}`,
+          organizationId: tenant,
+          kind: 'ENTITY_MENTION',
+          entityId: 'ent-1',
+          entityType: 'COMPANY',
+          sourceId: `episode-${matchId}`,
+          sourceType: 'EPISODE',
+          detectedAt: '2026-11-20T12:00:00.000Z',
+          mentionCount: 1,
+          mentionVariants: ['Acme'],
+          relevance: 'on_target',
+          roles: ['HOST'],
+          windows: [],
+          truncated: false,
+          isBackfilled: false,
+          language: 'en-US',
+          episode: { ...episodeEvent().episode, published_at: publishedAt },
+        },
+      };
+    };
+    // 0001-01-01T00:00:00+01:00 in UTC: year 0, which PostgreSQL has not.
+    const poison = matched('org-a', '0000-12-31T23:00:00.000Z');
+    await store.append(`matches-${randomUUID()}`, [
+      ...TENANTS.map((tenant) => matched(tenant)),
+      poison,
+      ...TENANTS.map((tenant) => matched(tenant)),
+    ]);
+    const perAlert = async () => {
+      const { rows } = await db.query<{ alert_id: string; n: number }>(
+        'select alert_id, count(*)::int as n from matches group by alert_id order by alert_id',
+      );
+      return Object.fromEntries(rows.map((row) => [row.alert_id, row.n]));
+    };
+
+    const controller = new AbortController();
+    const running = runProjection(db, store, matchesProjection, { signal: controller.signal, log, ...FAST });
+    await waitFor(async () => (await perAlert())['alert-org-c'] === 2);
+    await store.append(
+      `matches-${randomUUID()}`,
+      TENANTS.map((tenant) => matched(tenant)),
+    );
+    await waitFor(async () => (await perAlert())['alert-org-c'] === 3);
+    controller.abort();
+    await running;
+
+    expect(await perAlert()).toEqual({ 'alert-org-a': 3, 'alert-org-b': 3, 'alert-org-c': 3 });
+    const parked = await listParked(db, matchesProjection.name);
+    expect(parked.map((p) => p.eventId)).toEqual([poison.id]);
+    expect(parked[0]!.error).toMatch(/out of range/);
+    expect(await parkedMetric(db)).toContain('earshot_parked_events{subscription="matches"} 1');
   });
 
   it('parks the event in an effects-first consumer and moves its checkpoint past it', async () => {
