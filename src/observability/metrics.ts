@@ -89,7 +89,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
         this.reset();
         const merged = new Map<string, number>();
         for (const source of parkedSources) {
-          for (const [subscription, count] of (await source()) ?? []) merged.set(subscription, count);
+          // A source that cannot read now (database down) leaves the others' figures standing.
+          const counts = await Promise.resolve()
+            .then(source)
+            .catch(() => undefined);
+          for (const [subscription, count] of counts ?? []) merged.set(subscription, count);
         }
         for (const [subscription, count] of merged) this.set({ subscription }, count);
       },

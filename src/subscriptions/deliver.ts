@@ -43,7 +43,7 @@ const TRANSIENT_CODES = new Set([
 const TRANSIENT_MESSAGE =
   /Connection terminated|timeout exceeded when trying to connect|Connection refused|connection error|event store is closed/i;
 
-export function isTransient(error: unknown, depth = 0): boolean {
+function isTransient(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('08'))) return true;
