@@ -63,6 +63,7 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
     };
   };
 
+  const fanoutDeps = { db, store, ids, now, log: log.child({ worker: 'fanout' }) };
   return {
     name: 'delivery',
     routes: [
@@ -76,8 +77,8 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
       {
         name: 'delivery-fanout',
         role: 'deliverer',
-        subscriber: fanoutSubscriber({ db, store, ids, now, log: log.child({ worker: 'fanout' }) }),
-        run: (signal) => runFanout({ db, store, ids, now, log: log.child({ worker: 'fanout' }) }, signal),
+        subscriber: fanoutSubscriber(fanoutDeps),
+        run: (signal) => runFanout(fanoutDeps, signal),
       },
       {
         name: 'delivery-worker',

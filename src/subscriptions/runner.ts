@@ -67,6 +67,7 @@ export async function runSubscription(
 ): Promise<void> {
   const { signal } = options;
   const ctx = context(db, subscriber, options);
+  let progressed = false;
   const followOnce = async () => {
     await ensureCheckpoint(db, subscriber.name);
     let checkpoint = await readCheckpoint(db, subscriber.name);
@@ -79,17 +80,25 @@ export async function runSubscription(
       handle: async (events, lastPosition) => {
         if (!(await deliverBatch(ctx, checkpoint, lastPosition, events))) throw new CheckpointMoved();
         checkpoint = lastPosition;
+        progressed = true;
       },
     });
     await subscription.done;
   };
   const follow = async () => {
+    progressed = false;
     for (;;) {
       try {
         return await followOnce();
       } catch (error) {
         // A rebuild reset the checkpoint, or another holder moved it: start again from the stored one.
-        if (!(error instanceof CheckpointMoved) || signal.aborted) throw error;
+        if (error instanceof CheckpointMoved && !signal.aborted) continue;
+        // After progress, a failure starts the backoff afresh (whileLeader runs this again).
+        if (progressed && !signal.aborted) {
+          options.onError?.(error);
+          return;
+        }
+        throw error;
       }
     }
   };
