@@ -4,7 +4,7 @@ import { retry } from '../retry.ts';
 import type { Db } from './db.ts';
 
 /** How often a standby tries to take a lock, in ms: the one default of every leader loop. */
-export const LOCK_RETRY_MS = 2000;
+const LOCK_RETRY_MS = 2000;
 
 export interface LeaderOptions {
   signal: AbortSignal;

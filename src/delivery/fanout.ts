@@ -192,7 +192,7 @@ export function fanoutSubscriber(deps: FanoutDeps): TransactionalSubscriber<Fano
   };
 }
 
-export const FANOUT_EVENT_TYPES = [ALERT_MATCHED, ALERT_MATCH_SUMMARIZED] as const;
+const FANOUT_EVENT_TYPES = [ALERT_MATCHED, ALERT_MATCH_SUMMARIZED] as const;
 
 /** Fans out everything after the checkpoint up to the head, then returns (tests, tools). */
 export const catchUpFanout = (deps: FanoutDeps, batchSize = 500): Promise<number> =>

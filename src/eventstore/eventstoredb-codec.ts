@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventMetadata, ExpectedRevision } from './port.ts';
-import { formatPosition, parsePosition, START } from './port.ts';
+import { formatPosition, parsePosition } from './port.ts';
 
 /** A position in `$all` as the KurrentDB client types it. */
 export interface LogPosition {
@@ -25,8 +25,6 @@ export function toLogPosition(position: string): LogPosition {
 export function isStart(position: LogPosition): boolean {
   return position.commit === 0n && position.prepare === 0n;
 }
-
-export { START };
 
 /**
  * Whether a stream whose last event is `actual` (-1: no stream) satisfies the caller's expectation.

@@ -14,7 +14,7 @@ import type { Projection } from './projection.ts';
 export { readCheckpoint } from '../subscriptions/checkpoints.ts';
 export type { Projection } from './projection.ts';
 
-export const lockName = (projection: Pick<Projection, 'name'>) => `projection:${projection.name}`;
+const lockName = (projection: Pick<Projection, 'name'>) => `projection:${projection.name}`;
 
 /** A projection as a transactional subscriber: checkpoint named after it, lock `projection:<name>`. */
 export function projectionSubscriber(projection: Projection): TransactionalSubscriber {

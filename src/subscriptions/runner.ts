@@ -10,8 +10,6 @@ import { type DeliverContext, deliverBatch, type RetryPolicy } from './deliver.t
 import { clearParked, listParked, parkEvent, unparkEvent } from './parked.ts';
 import type { Subscriber } from './subscriber.ts';
 
-export type { RetryPolicy } from './deliver.ts';
-
 export interface RunSubscriptionOptions extends RetryPolicy {
   signal: AbortSignal;
   /** Events per batch; overrides the subscriber's. */
