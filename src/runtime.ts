@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { EventStore } from './eventstore/port.ts';
 import type { Projection } from './projections/projection.ts';
+import type { Subscriber } from './subscriptions/subscriber.ts';
 
 /** The roles one process can take (`earshot serve --roles`). */
 export const ROLES = ['api', 'matcher', 'projector', 'deliverer'] as const;
@@ -27,6 +28,8 @@ export interface Worker {
   role: Role;
   /** Runs until the signal aborts, then finishes in-flight work and resolves. */
   run(signal: AbortSignal): Promise<void>;
+  /** The event-store subscriber it follows, if any (`earshot projections status / retry-parked`). */
+  subscriber?: Subscriber;
 }
 
 /** A capability contributes routes, read models and background workers. */

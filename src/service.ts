@@ -96,11 +96,12 @@ export async function startService(
         `projection:${projection.name}`,
         runProjection(runtime.db, runtime.store, projection, {
           signal: controller.signal,
-          // The runner retries a failed batch with back-off; each failure is worth a line.
+          log: runtime.log.child({ projection: projection.name }),
+          // The runner retries a failed batch with back-off, then parks its event; each failure is worth a line.
           onError: (error) =>
             runtime.log.error(
               { err: error, projection: projection.name },
-              'projection batch failed; retrying',
+              'projection attempt failed; retrying',
             ),
         }),
       );

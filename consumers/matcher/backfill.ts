@@ -13,7 +13,7 @@ import { watchedAlertOf } from '../../src/matching/live-watchlist.ts';
 import { matchEpisode } from '../../src/matching/match-episode.ts';
 import { singleAlertWatch } from '../../src/matching/watchlist.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
-import { readCheckpoint } from '../../src/projections/runner.ts';
+import { readCheckpoint } from '../../src/subscriptions/checkpoints.ts';
 
 /** Backfill window (interface spec Limits): episodes published in the 7 days before creation. */
 export const BACKFILL_DAYS = 7;

@@ -19,9 +19,13 @@ import {
   setPlan,
   verifyEmail,
 } from '../platform/organizations.ts';
-import { rebuildProjection } from '../projections/runner.ts';
+import { projectionSubscriber, rebuildProjection } from '../projections/runner.ts';
 import { ROLES, type Role, type Runtime } from '../runtime.ts';
 import { closeRuntime, createLogger, openRuntime, startService } from '../service.ts';
+import { readCheckpoint } from '../subscriptions/checkpoints.ts';
+import { parkedCounts } from '../subscriptions/parked.ts';
+import { retryParked } from '../subscriptions/runner.ts';
+import type { Subscriber } from '../subscriptions/subscriber.ts';
 import { ingestFile } from './ingest-file.ts';
 import { fail, printResult } from './output.ts';
 import { progressBar } from './progress.ts';
@@ -264,9 +268,20 @@ program
     }),
   );
 
-program
+/** Every projection and consumer that follows the event store, by subscription name. */
+function allSubscribers(runtime: Runtime): Subscriber[] {
+  const capabilities = buildCapabilities(runtime);
+  return [
+    ...allProjections(capabilities).map(projectionSubscriber),
+    ...capabilities.flatMap((c) => c.workers ?? []).flatMap((w) => (w.subscriber ? [w.subscriber] : [])),
+  ];
+}
+
+const projections = program
   .command('projections')
-  .description('read models')
+  .description('read models and the consumers that follow the event store');
+
+projections
   .command('rebuild')
   .argument('[name]', 'one projection; all when omitted')
   .addOption(json)
@@ -279,13 +294,67 @@ program
         const bar = progressBar(projection.name);
         try {
           events += await rebuildProjection(runtime.db, runtime.store, projection, {
+            log: runtime.log,
             onProgress: (done, total) => bar.update(done, total),
           });
         } finally {
           bar.stop();
         }
       }
-      return { rebuilt: projections.map((p) => p.name), events };
+      // Events that still fail were parked rather than stopping the rebuild: name them.
+      const counts = await parkedCounts(runtime.db);
+      const parked = Object.fromEntries(
+        projections.filter((p) => counts.has(p.name)).map((p) => [p.name, counts.get(p.name)]),
+      );
+      return {
+        rebuilt: projections.map((p) => p.name),
+        events,
+        ...(Object.keys(parked).length > 0 && { parked }),
+      };
+    }),
+  );
+
+projections
+  .command('status')
+  .description('checkpoint, lag and parked events of every projection and consumer')
+  .addOption(json)
+  .action(
+    admin(async (runtime) => {
+      const parked = await parkedCounts(runtime.db);
+      const subscriptions = [];
+      for (const subscriber of allSubscribers(runtime)) {
+        const position = await readCheckpoint(runtime.db, subscriber.name);
+        const lag = await runtime.store.countAll?.({ after: position, eventTypes: subscriber.eventTypes });
+        subscriptions.push({
+          name: subscriber.name,
+          mode: subscriber.mode,
+          position,
+          ...(lag !== undefined && { lag }),
+          parked: parked.get(subscriber.name) ?? 0,
+        });
+      }
+      return { subscriptions };
+    }),
+  );
+
+projections
+  .command('retry-parked')
+  .description('replay parked events through their handler (after a fix); those that still fail stay parked')
+  .argument('[name]', 'one projection or consumer (as status names it); all when omitted')
+  .addOption(json)
+  .action(
+    admin(async (runtime, name: string | undefined) => {
+      const subscribers = allSubscribers(runtime).filter((s) => !name || s.name === name);
+      if (subscribers.length === 0) throw new Error(`no projection or consumer named ${name}`);
+      const results: Record<string, unknown> = {};
+      let failing = 0;
+      for (const subscriber of subscribers) {
+        const result = await retryParked(runtime.db, runtime.store, subscriber);
+        failing += result.failing;
+        if (name || result.replayed + result.failing + result.missing > 0) results[subscriber.name] = result;
+      }
+      if (failing > 0) process.exitCode = 1;
+      return { retried: results };
     }),
   );
 

@@ -1,9 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { retry } from '../retry.ts';
 import type { Db } from './db.ts';
+
+/** How often a standby tries to take a lock, in ms: the one default of every leader loop. */
+const LOCK_RETRY_MS = 2000;
 
 export interface LeaderOptions {
   signal: AbortSignal;
-  /** How often a standby tries to take the lock, in ms. Default 5000. */
+  /** How often a standby tries to take the lock, in ms. Default LOCK_RETRY_MS (2000). */
   retryMs?: number;
   /** Told when the lock cannot be asked for (database down); the loop keeps trying. */
   onError?(error: unknown): void;
@@ -22,7 +27,7 @@ export async function whileLeader(db: Db, name: string, options: LeaderOptions, 
       return null;
     });
     if (!lock) {
-      await sleep(options.retryMs ?? 5000, undefined, { signal }).catch(() => {});
+      await sleep(options.retryMs ?? LOCK_RETRY_MS, undefined, { signal }).catch(() => {});
       continue;
     }
     try {
@@ -31,4 +36,29 @@ export async function whileLeader(db: Db, name: string, options: LeaderOptions, 
       await lock.release().catch((error: unknown) => options.onError?.(error));
     }
   }
+}
+
+/**
+ * Runs `work` while holding the named lock (see whileLeader); when it fails, it starts again
+ * after a backoff of 1 s doubling to 30 s, each failure logged.
+ */
+export async function whileLocked(
+  db: Db,
+  name: string,
+  signal: AbortSignal,
+  log: Logger,
+  work: () => Promise<void>,
+): Promise<void> {
+  const onError = (error: unknown) => log.error({ err: error }, `could not take the ${name} lock`);
+  await whileLeader(db, name, { signal, onError }, () =>
+    retry(work, {
+      signal,
+      backoff: { initialMs: 1000, maxMs: 30_000 },
+      onFailedAttempt: (error) => {
+        if (!signal.aborted) log.error({ err: error }, `${name} stopped with an error; restarting`);
+      },
+    }).catch((error: unknown) => {
+      if (!signal.aborted) throw error;
+    }),
+  );
 }

@@ -9,7 +9,7 @@ import { metrics } from '../observability/metrics.ts';
 import type { Capability, Runtime } from '../runtime.ts';
 import { parseAllowCidrs } from '../webhooks/address-rule.ts';
 import { runDigestScheduler } from './digests.ts';
-import { runFanout } from './fanout.ts';
+import { fanoutSubscriber, runFanout } from './fanout.ts';
 import { createDeliveryIds } from './ids.ts';
 import { deliveryRoutes } from './routes.ts';
 import { parseRetrySchedule } from './schedule.ts';
@@ -63,6 +63,7 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
     };
   };
 
+  const fanoutDeps = { db, store, ids, now, log: log.child({ worker: 'fanout' }) };
   return {
     name: 'delivery',
     routes: [
@@ -76,7 +77,8 @@ export function deliveryCapability(runtime: Runtime, options: DeliveryOptions = 
       {
         name: 'delivery-fanout',
         role: 'deliverer',
-        run: (signal) => runFanout({ db, store, ids, now, log: log.child({ worker: 'fanout' }) }, signal),
+        subscriber: fanoutSubscriber(fanoutDeps),
+        run: (signal) => runFanout(fanoutDeps, signal),
       },
       {
         name: 'delivery-worker',

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Alert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
+import { whileLocked } from '../db/leader.ts';
+import { notify } from '../db/wakeup.ts';
 import { ConflictError, WrongExpectedRevisionError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { type ChannelPlan, channelsOf } from './channels.ts';
@@ -14,12 +16,11 @@ import {
   deliveryStream,
   foldDelivery,
 } from './delivery.ts';
-import { alertSnapshot, currentAlert, fanoutCaughtUp, whileLocked } from './fanout.ts';
+import { alertSnapshot, currentAlert, fanoutCaughtUp } from './fanout.ts';
 import { passesFilters } from './filters.ts';
 import { type DeliveryIds, deliveryEventId } from './ids.ts';
 import type { MatchedData } from './matched.ts';
 import { enqueueDeliveries, QUEUE_CHANNEL, withdrawDelivery } from './queue.ts';
-import { announce } from './wakeup.ts';
 import { type DigestWindow, previousWindow, windowContaining, windowStarting } from './windows.ts';
 
 export const DIGESTS = 'delivery-digests';
@@ -216,7 +217,7 @@ async function makeDigest(
      values ($1, $2, $3, $4, $5) on conflict do nothing`,
     [alert.id, plan.key, window.cadence, window.start.toISOString(), deliveryId],
   );
-  if (deliveryId) await announce(deps.db, QUEUE_CHANNEL);
+  if (deliveryId) await notify(deps.db, QUEUE_CHANNEL);
   return true;
 }
 

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
+import { Wakeup } from '../db/wakeup.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { type DeliveryOutcome, metrics } from '../observability/metrics.ts';
 import { decideAttempt, decideSkip, type NewDeliveryEvent } from './decide.ts';
@@ -19,7 +20,6 @@ import { claimDeliveries, extendLeases, QUEUE_CHANNEL, rescheduleDelivery } from
 import { createRecorder, type Recorder, type Recording } from './recorder.ts';
 import type { RetrySchedule } from './schedule.ts';
 import { type ChannelDeps, type Lookups, memoizedLookups, prepareAttempt } from './send.ts';
-import { Wakeup } from './wakeup.ts';
 
 export interface DelivererDeps {
   db: Db;

@@ -3,9 +3,8 @@
  * metadata, translated between the port's shapes and the KurrentDB client's.
  */
 import { createHash } from 'node:crypto';
-import { BadRequestError } from '../errors.ts';
 import type { EventMetadata, ExpectedRevision } from './port.ts';
-import { START } from './port.ts';
+import { formatPosition, parsePosition } from './port.ts';
 
 /** A position in `$all` as the KurrentDB client types it. */
 export interface LogPosition {
@@ -13,40 +12,19 @@ export interface LogPosition {
   prepare: bigint;
 }
 
-const POSITION = /^(0|[1-9][0-9]*)\/(0|[1-9][0-9]*)$/;
-
 export function encodePosition(position: LogPosition): string {
-  return `${position.commit}/${position.prepare}`;
+  return formatPosition(position.commit, position.prepare);
 }
 
-/** Parses a position this adapter produced; anything else is a caller bug, reported with the value. */
-export function parsePosition(position: string): LogPosition {
-  const match = POSITION.exec(position);
-  if (!match) {
-    throw new BadRequestError(
-      'invalid_position',
-      `Not an event-store position: ${JSON.stringify(position)}.`,
-    );
-  }
-  return { commit: BigInt(match[1]!), prepare: BigInt(match[2]!) };
-}
-
-/** Orders positions as `$all` does: by commit position, then prepare position. */
-export function comparePositions(a: LogPosition, b: LogPosition): number {
-  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
-  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
-  return 0;
+/** A position this adapter produced, as the client types it (parsing and its errors: the port's). */
+export function toLogPosition(position: string): LogPosition {
+  const [commit, prepare] = parsePosition(position);
+  return { commit, prepare };
 }
 
 export function isStart(position: LogPosition): boolean {
   return position.commit === 0n && position.prepare === 0n;
 }
-
-export function laterPosition(a: string, b: string): string {
-  return comparePositions(parsePosition(a), parsePosition(b)) >= 0 ? a : b;
-}
-
-export { START };
 
 /**
  * Whether a stream whose last event is `actual` (-1: no stream) satisfies the caller's expectation.

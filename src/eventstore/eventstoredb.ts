@@ -18,17 +18,15 @@ import {
 } from '@kurrent/kurrentdb-client';
 import { ValidationError } from '../errors.ts';
 import {
-  comparePositions,
   encodePosition,
   eventTypeRegex,
   exactStreamState,
   fromStoredMetadata,
   isStart,
-  laterPosition,
   normalizeConnectionString,
-  parsePosition,
   redactConnectionString,
   toEventUuid,
+  toLogPosition,
   toStoredMetadata,
 } from './eventstoredb-codec.ts';
 import {
@@ -41,7 +39,9 @@ import {
   type AppendOptions,
   type AppendRequest,
   type AppendResult,
+  comparePositions,
   type EventStore,
+  laterPosition,
   type NewEvent,
   type ReadAllOptions,
   type ReadAllPage,
@@ -313,7 +313,7 @@ export function createEventStoreDbStore(
     limit = pageSize,
     eventTypes,
   }: ReadAllOptions = {}): Promise<ReadAllPage> {
-    const from = parsePosition(after);
+    const from = toLogPosition(after);
     if (!(Number.isSafeInteger(limit) && limit > 0))
       throw new TypeError(`limit must be a positive integer, got ${limit}`);
     if (eventTypes && eventTypes.length === 0) return { events: [], lastPosition: after };
@@ -330,7 +330,12 @@ export function createEventStoreDbStore(
         filter: eventTypeFilter({ regex: eventTypeRegex(eventTypes) }),
       })) {
         const event = resolved.event;
-        if (!event || event.type.startsWith('$') || comparePositions(event.position, from) <= 0) continue;
+        if (
+          !event ||
+          event.type.startsWith('$') ||
+          comparePositions(encodePosition(event.position), after) <= 0
+        )
+          continue;
         events.push(toRecorded(event));
         if (events.length === limit) break;
       }

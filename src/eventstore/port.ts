@@ -1,3 +1,5 @@
+import { BadRequestError } from '../errors.ts';
+
 /**
  * The event-store port. Adapters: PostgreSQL/PGlite (postgres.ts) and EventStoreDB (eventstoredb.ts).
  *
@@ -119,19 +121,32 @@ export interface EventStore {
 
 export const START = '0/0';
 
-/**
- * Orders two positions of the same store (negative, zero, positive): both adapters encode two
- * non-negative integers "<major>/<minor>", compared numerically, major first.
- */
+const POSITION = /^(0|[1-9][0-9]{0,19})\/(0|[1-9][0-9]{0,19})$/;
+
+/** The two integers of a position; anything this store did not make is a 400 naming the value. */
+export function parsePosition(position: string): [major: bigint, minor: bigint] {
+  const match = POSITION.exec(position);
+  if (!match) {
+    throw new BadRequestError(
+      'invalid_position',
+      `Not an event-store position: ${JSON.stringify(position)}.`,
+    );
+  }
+  return [BigInt(match[1]!), BigInt(match[2]!)];
+}
+
+export function formatPosition(major: string | number | bigint, minor: string | number | bigint): string {
+  return `${major}/${minor}`;
+}
+
+/** Orders two positions of the same store (negative, zero, positive): major first, then minor. */
 export function comparePositions(a: string, b: string): number {
-  const [am, an] = positionParts(a);
-  const [bm, bn] = positionParts(b);
+  const [am, an] = parsePosition(a);
+  const [bm, bn] = parsePosition(b);
   if (am !== bm) return am < bm ? -1 : 1;
   return an === bn ? 0 : an < bn ? -1 : 1;
 }
 
-function positionParts(position: string): [bigint, bigint] {
-  const match = /^(\d{1,20})\/(\d{1,20})$/.exec(position);
-  if (!match) throw new Error(`Not an event-store position: ${JSON.stringify(position)}.`);
-  return [BigInt(match[1]!), BigInt(match[2]!)];
+export function laterPosition(a: string, b: string): string {
+  return comparePositions(a, b) >= 0 ? a : b;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Db, Queryable } from '../db/db.ts';
-import { BadRequestError, ConflictError, ValidationError, WrongExpectedRevisionError } from '../errors.ts';
+import { Wakeup } from '../db/wakeup.ts';
+import { ConflictError, ValidationError, WrongExpectedRevisionError } from '../errors.ts';
 import type {
   AppendOptions,
   AppendRequest,
@@ -15,8 +16,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './port.ts';
-import { comparePositions, START } from './port.ts';
-import { AppendWakeups } from './wakeups.ts';
+import { comparePositions, formatPosition, parsePosition, START } from './port.ts';
 
 /** The channel append_events notifies on each append (schemas/migrations/0002_eventstore.sql). */
 export const EVENTS_CHANNEL = 'earshot_events';
@@ -145,30 +145,15 @@ const APPEND_MANY = `select * from append_events_many($1::text[], $2::text[], $3
 
 const MAX_REORDER_RETRIES = 10;
 
-export function formatPosition(
-  transactionId: string | number | bigint,
-  globalPosition: number | bigint,
-): string {
-  return `${transactionId}/${globalPosition}`;
-}
-
-export function parsePosition(position: string): [transactionId: string, globalPosition: string] {
-  const match = /^(\d{1,20})\/(\d{1,19})$/.exec(position);
-  if (!match) {
-    throw new BadRequestError(
-      'invalid_position',
-      `Not an event-store position: ${JSON.stringify(position)}.`,
-    );
-  }
-  return [match[1]!, match[2]!];
-}
+/** A position as the ($1::xid8, $2::bigint) parameters of AFTER. */
+const positionParams = (position: string) => parsePosition(position).map(String) as [string, string];
 
 function toRecorded(row: EventRow): RecordedEvent {
   return {
     id: row.event_id,
     streamId: row.stream_id,
     revision: row.stream_revision,
-    position: `${row.tx}/${row.gp}`,
+    position: formatPosition(row.tx, row.gp),
     type: row.type,
     data: row.data,
     metadata: row.metadata,
@@ -299,7 +284,7 @@ export function createPostgresEventStore(
 ): PostgresEventStore {
   const pageSize = options.pageSize ?? 1000;
   const pollIntervalMs = options.pollIntervalMs ?? 200;
-  const wakeups = new AppendWakeups(db, EVENTS_CHANNEL);
+  const wakeups = new Wakeup(db, EVENTS_CHANNEL);
   const closing = new AbortController();
   // Every subscription of this store waits on it.
   setMaxListeners(0, closing.signal);
@@ -337,7 +322,7 @@ export function createPostgresEventStore(
 
   async function readAll(readOptions: ReadAllOptions = {}): Promise<ReadAllPage> {
     const after = readOptions.after ?? START;
-    const [xid, gp] = parsePosition(after);
+    const [xid, gp] = positionParams(after);
     const limit = readOptions.limit ?? pageSize;
     if (!Number.isInteger(limit) || limit < 1) {
       throw new ValidationError('invalid_limit', `A read limit must be a positive integer, got ${limit}.`);
@@ -443,7 +428,7 @@ export function createPostgresEventStore(
     },
 
     async countAll(countOptions = {}) {
-      const [xid, gp] = parsePosition(countOptions.after ?? START);
+      const [xid, gp] = positionParams(countOptions.after ?? START);
       const { rows } = await db.query<{ n: number }>(COUNT_ALL, [xid, gp, countOptions.eventTypes ?? null]);
       return rows[0]?.n ?? 0;
     },

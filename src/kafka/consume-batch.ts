@@ -1,6 +1,6 @@
 import type { IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
-import { type BackoffOptions, backoffDelay, pause } from './backoff.ts';
+import { type BackoffOptions, retry } from '../retry.ts';
 import { type IngestMessagesDeps, type IngestMessagesResult, ingestMessages } from './ingest-messages.ts';
 import type { SourceMessage } from './messages.ts';
 
@@ -60,22 +60,6 @@ async function whileHeartbeating<T>(
   }
 }
 
-async function pauseHeartbeating(
-  control: BatchControl,
-  ms: number,
-  everyMs: number,
-  active: () => boolean,
-  signal: AbortSignal,
-) {
-  const until = Date.now() + ms;
-  while (active()) {
-    const left = until - Date.now();
-    if (left <= 0) return;
-    await pause(Math.min(left, everyMs), signal);
-    if (active()) await control.heartbeat();
-  }
-}
-
 /**
  * The eachBatch handler: stores the batch chunk by chunk and resolves a chunk's offsets only once
  * its events are appended and its dead letters written, then lets kafkajs commit them. While the
@@ -98,28 +82,25 @@ export async function consumeBatch(control: BatchControl, options: ConsumeBatchO
       headers: message.headers,
       timestamp: message.timestamp,
     }));
-    let result: IngestMessagesResult | undefined;
-    for (let attempt = 0; !result; attempt++) {
-      try {
-        result = await whileHeartbeating(control, everyMs, () => ingestMessages(sources, options));
-      } catch (error) {
-        if (!active()) return;
-        const delay = backoffDelay(attempt, options.backoff);
-        options.log.error(
-          {
-            err: error,
-            topic,
-            partition,
-            firstOffset: chunk[0]!.offset,
-            attempt: attempt + 1,
-            retryInMs: delay,
-          },
-          'could not store consumed messages; retrying them, their offsets stay uncommitted',
-        );
-        await pauseHeartbeating(control, delay, everyMs, active, options.signal);
-        if (!active()) return;
-      }
-    }
+    // Heartbeating through the retries' waits too, so a down store does not cost the partitions.
+    const result = await whileHeartbeating(control, everyMs, () =>
+      retry(() => ingestMessages(sources, options), {
+        signal: options.signal,
+        ...(options.backoff && { backoff: options.backoff }),
+        shouldRetry: active,
+        onFailedAttempt: (error, attempt) => {
+          if (!active()) return;
+          options.log.error(
+            { err: error, topic, partition, firstOffset: chunk[0]!.offset, attempt },
+            'could not store consumed messages; retrying them, their offsets stay uncommitted',
+          );
+        },
+      }).catch((error: unknown) => {
+        if (active()) throw error;
+        return undefined;
+      }),
+    );
+    if (!result) return;
     const lastOffset = chunk.at(-1)!.offset;
     control.resolveOffset(lastOffset);
     if (result.deadLettered > 0) {

@@ -3,8 +3,8 @@ import { Partitioners } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EventStore } from '../eventstore/port.ts';
 import { type Metrics, metrics as processMetrics } from '../observability/metrics.ts';
+import { type BackoffOptions, retry } from '../retry.ts';
 import type { Runtime, Worker } from '../runtime.ts';
-import { type BackoffOptions, backoffDelay, pause } from './backoff.ts';
 import { createKafka } from './client.ts';
 import { type ConsumeBatchOptions, consumeBatch } from './consume-batch.ts';
 import { ensureTopics, TOPICS, type Topics } from './topics.ts';
@@ -65,8 +65,8 @@ export async function runKafkaIngestion(options: KafkaIngestionOptions, signal: 
     options.onChunk?.(chunk);
   };
 
-  let failuresInARow = 0;
-  while (!signal.aborted) {
+  // One consumer's life: it throws when the consumer could not start or crashed for good.
+  const run = async () => {
     const admin = kafka.admin();
     const producer = createDurableProducer(kafka);
     const consumer: Consumer = kafka.consumer({
@@ -129,7 +129,6 @@ export async function runKafkaIngestion(options: KafkaIngestionOptions, signal: 
         }),
       );
       log.info({ topics: [topics.episodes, topics.entities] }, 'consuming');
-      failuresInARow = 0;
       const outcome = await Promise.race([stopped, crash]);
       if (outcome !== STOPPED) failure = outcome;
     } catch (error) {
@@ -144,11 +143,20 @@ export async function runKafkaIngestion(options: KafkaIngestionOptions, signal: 
         .catch((error: unknown) => log.warn({ err: error }, 'producer disconnect failed'));
       await admin.disconnect().catch(() => {});
     }
-    if (failure === undefined || signal.aborted) break;
-    const delay = backoffDelay(failuresInARow++, options.backoff);
-    log.error({ err: failure, retryInMs: delay }, 'kafka ingestion stopped; starting it again');
-    await pause(delay, signal);
-  }
+    if (failure === undefined || signal.aborted) return;
+    // p-retry does not retry a TypeError: wrap anything that is not a plain failure.
+    throw failure instanceof Error && !(failure instanceof TypeError)
+      ? failure
+      : new Error('kafka ingestion failed', { cause: failure });
+  };
+  await retry(run, {
+    signal,
+    ...(options.backoff && { backoff: options.backoff }),
+    onFailedAttempt: (error, attempt) =>
+      log.error({ err: error, attempt }, 'kafka ingestion stopped; starting it again'),
+  }).catch((error: unknown) => {
+    if (!signal.aborted) throw error;
+  });
 }
 
 /** The worker that runs Kafka ingestion in `earshot serve` (role matcher) when KAFKA_BROKERS is set. */

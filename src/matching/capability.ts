@@ -5,7 +5,7 @@ import { summarizer } from '../../consumers/summarizer/summarizer.ts';
 import { matchesProjection } from '../../projections/matches/projection.ts';
 import type { Db } from '../db/db.ts';
 import type { Capability, Runtime, Worker } from '../runtime.ts';
-import { type Consumer, runConsumer } from './consumer.ts';
+import { type Consumer, consumerSubscriber, runConsumer } from './consumer.ts';
 import type { MatchDelivery } from './match-resource.ts';
 import { PreviewService } from './preview.ts';
 import { matchingRoutes } from './routes.ts';
@@ -24,10 +24,12 @@ export function consumerWorker(runtime: Runtime, consumer: Consumer): Worker {
   return {
     name: `consumer:${consumer.name}`,
     role: 'matcher',
+    subscriber: consumerSubscriber(consumer),
     run: (signal) =>
       runConsumer(runtime.db, runtime.store, consumer, {
         signal,
-        onError: (error) => log.error({ err: error }, 'consumer batch failed; retrying'),
+        log,
+        onError: (error) => log.error({ err: error }, 'consumer attempt failed; retrying'),
       }),
   };
 }

@@ -23,6 +23,8 @@ export interface Metrics {
   matcherLagEvents: Gauge;
   /** Events of a projection's types after its checkpoint; computed at scrape time. */
   projectionLagEvents: Gauge<'projection'>;
+  /** Events parked by each subscription (projection or consumer); read at scrape time. */
+  parkedEvents: Gauge<'subscription'>;
   deliveries: Counter<'channel' | 'outcome'>;
   /** Deliveries waiting for a retry; read at scrape time from the source the delivery capability registers. */
   deliveryRetryQueueDepth: Gauge;
@@ -31,6 +33,8 @@ export interface Metrics {
   registerRetryQueueDepth(source: GaugeSource<number>): () => void;
   /** Adds a source of per-projection lag; returns its removal. A later source wins for the same projection. */
   registerProjectionLag(source: GaugeSource<ReadonlyMap<string, number>>): () => void;
+  /** Adds a source of parked events per subscription; returns its removal. A later source wins. */
+  registerParkedEvents(source: GaugeSource<ReadonlyMap<string, number>>): () => void;
 }
 
 export const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -41,6 +45,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const retrySources = new Set<GaugeSource<number>>();
   const lagSources = new Set<GaugeSource<ReadonlyMap<string, number>>>();
+  const parkedSources = new Set<GaugeSource<ReadonlyMap<string, number>>>();
   const registers = [registry];
 
   const metrics: Metrics = {
@@ -75,6 +80,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
         for (const [projection, lag] of merged) this.set({ projection }, lag);
       },
     }),
+    parkedEvents: new Gauge({
+      name: 'earshot_parked_events',
+      help: 'Events a subscription (projection or consumer) parked after its handler kept failing on them (read at scrape time).',
+      labelNames: ['subscription'],
+      registers,
+      async collect() {
+        this.reset();
+        const merged = new Map<string, number>();
+        for (const source of parkedSources) {
+          // A source that cannot read now (database down) leaves the others' figures standing.
+          const counts = await Promise.resolve()
+            .then(source)
+            .catch(() => undefined);
+          for (const [subscription, count] of counts ?? []) merged.set(subscription, count);
+        }
+        for (const [subscription, count] of merged) this.set({ subscription }, count);
+      },
+    }),
     deliveries: new Counter({
       name: 'earshot_deliveries_total',
       help: 'Delivery attempts by channel (email, chat, webhook) and outcome (delivered, retry_scheduled, abandoned, skipped).',
@@ -105,6 +128,10 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registerProjectionLag(source) {
       lagSources.add(source);
       return () => lagSources.delete(source);
+    },
+    registerParkedEvents(source) {
+      parkedSources.add(source);
+      return () => parkedSources.delete(source);
     },
   };
   return metrics;

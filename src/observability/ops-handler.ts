@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Db } from '../db/db.ts';
 import { migrationsApplied } from '../db/migrate.ts';
+import { parkedCounts } from '../subscriptions/parked.ts';
 import { type Metrics, metrics as processMetrics } from './metrics.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -27,6 +28,8 @@ function sendProblem(
  */
 export function opsHandler(deps: { db: Db; metrics?: Metrics }): Handler {
   const metrics = deps.metrics ?? processMetrics;
+  // The api registers the same source in its own processes; from the table, so all agree.
+  metrics.registerParkedEvents(() => parkedCounts(deps.db));
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = (request.url ?? '/').split('?')[0];

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Projection } from '../projections/projection.ts';
 import type { Runtime } from '../runtime.ts';
+import { parkedCounts } from '../subscriptions/parked.ts';
 import { httpMetrics } from './http-metrics.ts';
 import { type Metrics, metrics as processMetrics } from './metrics.ts';
 import { projectionLag } from './projection-lag.ts';
@@ -28,8 +29,11 @@ export function observabilityRoutes(
     const unregister = metrics.registerProjectionLag(() =>
       projectionLag(runtime.db, runtime.store, projections),
     );
+    // From the table, so every process reports the same counts.
+    const unregisterParked = metrics.registerParkedEvents(() => parkedCounts(runtime.db));
     app.addHook('onClose', async () => {
       unregister();
+      unregisterParked();
     });
     app.get('/metrics', { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) => {
       const body = await metrics.registry.metrics();

@@ -2,9 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { episodeStream } from '../../src/ingestion/events.ts';
 import { KeyVerifier } from '../../src/platform/keys.ts';
+import { parkEvent } from '../../src/subscriptions/parked.ts';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
@@ -156,5 +158,27 @@ describe('earshot admin commands', () => {
     const { rows } = await testDb.db.query<{ id: string }>('select id from entities');
     expect(rows.map((row) => row.id)).toEqual(['ent-a']);
     expect((await runCli(['projections', 'rebuild', 'nonesuch', '--json'], env)).code).toBe(1);
+  });
+
+  it('shows parked events in projections status and replays them with retry-parked', async () => {
+    const store = createPostgresEventStore(testDb.db);
+    const [event] = (await store.readAll({ eventTypes: entitiesProjection.eventTypes })).events;
+    await store.close();
+    await parkEvent(testDb.db, 'entities', event!, new Error('was failing'), 5);
+
+    const status = await cli('projections', 'status');
+    expect(status.code).toBe(0);
+    const entities = status.json.subscriptions.find((s: { name: string }) => s.name === 'entities');
+    expect(entities).toMatchObject({ mode: 'transactional', parked: 1 });
+    expect(status.json.subscriptions.map((s: { name: string }) => s.name)).toEqual(
+      expect.arrayContaining(['matches', 'consumer:matcher', 'consumer:backfill', 'delivery-fanout']),
+    );
+
+    const retried = await cli('projections', 'retry-parked', 'entities');
+    expect(retried.json).toEqual({ retried: { entities: { replayed: 1, failing: 0, missing: 0 } } });
+    expect((await cli('projections', 'status')).json.subscriptions).toContainEqual(
+      expect.objectContaining({ name: 'entities', parked: 0 }),
+    );
+    expect((await runCli(['projections', 'retry-parked', 'nonesuch', '--json'], env)).code).toBe(1);
   });
 });

@@ -3,22 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/errors.ts';
 import {
   APPEND_ID_KEY,
-  comparePositions,
   EVENT_ID_KEY,
   encodePosition,
   eventTypeRegex,
   exactStreamState,
   fromStoredMetadata,
   isStart,
-  laterPosition,
   normalizeConnectionString,
-  parsePosition,
   redactConnectionString,
   satisfiesExpected,
   toEventUuid,
+  toLogPosition,
   toStoredMetadata,
 } from '../../src/eventstore/eventstoredb-codec.ts';
-import { START } from '../../src/eventstore/port.ts';
+import { comparePositions, laterPosition, START } from '../../src/eventstore/port.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
@@ -26,15 +24,15 @@ const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
 describe('EventStoreDB positions', () => {
   it('encodes a log position as "<commit>/<prepare>" and START as its zero position', () => {
     expect(encodePosition({ commit: 1234n, prepare: 1200n })).toBe('1234/1200');
-    expect(parsePosition(START)).toEqual({ commit: 0n, prepare: 0n });
-    expect(isStart(parsePosition(START))).toBe(true);
-    expect(isStart(parsePosition('0/1'))).toBe(false);
+    expect(toLogPosition(START)).toEqual({ commit: 0n, prepare: 0n });
+    expect(isStart(toLogPosition(START))).toBe(true);
+    expect(isStart(toLogPosition('0/1'))).toBe(false);
   });
 
   it('parses back every position it encodes, beyond 2^53', () => {
     fc.assert(
       fc.property(u64, u64, (commit, prepare) => {
-        expect(parsePosition(encodePosition({ commit, prepare }))).toEqual({ commit, prepare });
+        expect(toLogPosition(encodePosition({ commit, prepare }))).toEqual({ commit, prepare });
       }),
     );
   });
@@ -43,7 +41,12 @@ describe('EventStoreDB positions', () => {
     fc.assert(
       fc.property(u64, u64, u64, u64, (c1, p1, c2, p2) => {
         const expected = c1 === c2 ? Math.sign(Number(p1 - p2)) : c1 < c2 ? -1 : 1;
-        expect(comparePositions({ commit: c1, prepare: p1 }, { commit: c2, prepare: p2 })).toBe(expected);
+        expect(
+          comparePositions(
+            encodePosition({ commit: c1, prepare: p1 }),
+            encodePosition({ commit: c2, prepare: p2 }),
+          ),
+        ).toBe(expected);
       }),
     );
     expect(laterPosition('9/9', '10/0')).toBe('10/0');
@@ -55,7 +58,7 @@ describe('EventStoreDB positions', () => {
     for (const bad of ['', '12', '1/2/3', '-1/0', '01/2', 'a/b', '1/ 2']) {
       const error = (() => {
         try {
-          parsePosition(bad);
+          toLogPosition(bad);
         } catch (caught) {
           return caught;
         }
