@@ -13,6 +13,7 @@ import {
   alertStream,
   type EntityRef,
   foldAlert,
+  loadAlert,
   type Notification,
 } from './alert.ts';
 import {
@@ -230,12 +231,8 @@ export class AlertService {
     return facts;
   }
 
-  async #load(alertId: string): Promise<Loaded<AlertState>> {
-    const events = await this.#deps.store.readStream(alertStream(alertId));
-    return {
-      state: foldAlert(events.map((event) => ({ type: event.type, data: event.data }) as AlertEvent)),
-      revision: expected(events),
-    };
+  #load(alertId: string): Promise<Loaded<AlertState>> {
+    return loadAlert(this.#deps.store, alertId);
   }
 
   async #loadQuota(organizationId: string): Promise<Loaded<QuotaSlots>> {

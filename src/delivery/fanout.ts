@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type Alert, type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
+import { type Alert, loadAlert } from '../alerts/alert.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { whileLeader } from '../db/leader.ts';
 import { comparePositions, type EventStore, type RecordedEvent, START } from '../eventstore/port.ts';
@@ -38,12 +38,6 @@ export const alertSnapshot = (alert: Alert): AlertSnapshot => ({
   project_id: alert.projectId,
   organization_id: alert.organizationId,
 });
-
-/** The alert as its stream says now (the read model may lag behind a pause). */
-export async function currentAlert(store: EventStore, alertId: string): Promise<AlertState> {
-  const events = await store.readStream(alertStream(alertId));
-  return foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent));
-}
 
 async function mapLimited<T, R>(
   items: readonly T[],
@@ -93,7 +87,7 @@ export async function fanOutBatch(
     .map((e) => e.data as MatchSummarizedData);
   const alertIds = [...new Set(matched.map((e) => (e.data as MatchedData).alertId))];
   const states = new Map(
-    await mapLimited(alertIds, 16, async (id) => [id, await currentAlert(deps.store, id)] as const),
+    await mapLimited(alertIds, 16, async (id) => [id, (await loadAlert(deps.store, id)).state] as const),
   );
 
   const now = deps.now();

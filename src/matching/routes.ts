@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { listAlertMatches, type MatchListFilters } from '../../projections/matches/queries.ts';
-import { type AlertEvent, type AlertFilters, alertStream, foldAlert } from '../alerts/alert.ts';
+import { type AlertFilters, loadAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
@@ -128,10 +128,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
         const alertId = request.params.id;
         // Folded from the stream rather than the read model: a just-created or just-changed alert
         // is seen at once. A deleted alert's history stays readable.
-        const events = await deps.store.readStream(alertStream(alertId));
-        const state = foldAlert(
-          events.map((event) => ({ type: event.type, data: event.data }) as AlertEvent),
-        );
+        const { state } = await loadAlert(deps.store, alertId);
         assertOwned(request, state.status === 'initial' ? undefined : state.alert.projectId, 'Alert');
         const { limit, cursor } = request.query;
         const position = cursor ? app.cursors.decode<ListPosition>(cursor) : undefined;
