@@ -1,12 +1,6 @@
 import type { EventStore, ExpectedRevision, RecordedEvent } from '../eventstore/port.ts';
-import type {
-  AlertKind,
-  DeliveryCadence,
-  EntityType,
-  FilterSpeakerRole,
-  Relevance,
-  SourcePopularity,
-} from './values.ts';
+import type { EntityType } from '../ingestion/events.ts';
+import type { AlertKind, DeliveryCadence, FilterSpeakerRole, Relevance, SourcePopularity } from './values.ts';
 
 /** One alert is one stream: its events, state and evolve live here; commands and decide in decide.ts. */
 export const alertStream = (alertId: string) => `alert-${alertId}`;

@@ -1,4 +1,5 @@
 import type { Alert, AlertState } from '../alerts/alert.ts';
+import { passesFilters } from '../alerts/filters.ts';
 import type { NewEvent } from '../eventstore/port.ts';
 import { storableJson } from '../storable-text.ts';
 import { stillNotifies } from './channels.ts';
@@ -17,7 +18,6 @@ import type {
   RecipientResult,
 } from './delivery.ts';
 import { isFinal } from './delivery.ts';
-import { passesFilters } from './filters.ts';
 import { deliveryEventId } from './ids.ts';
 import type { MatchedData } from './matched.ts';
 import { type RetrySchedule, retryDelay } from './schedule.ts';

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type Alert, loadAlert } from '../alerts/alert.ts';
+import { passesFilters } from '../alerts/filters.ts';
 import type { Db } from '../db/db.ts';
 import { ConflictError, WrongExpectedRevisionError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
@@ -16,7 +17,6 @@ import {
   toDeliveryEvent,
 } from './delivery.ts';
 import { alertSnapshot, fanoutCaughtUp, whileLocked } from './fanout.ts';
-import { passesFilters } from './filters.ts';
 import type { DeliveryIds } from './ids.ts';
 import type { MatchedData } from './matched.ts';
 import { enqueueDeliveries, QUEUE_CHANNEL, withdrawDelivery } from './queue.ts';

@@ -4,14 +4,13 @@ import { episodesPublishedBetween } from '../../projections/episodes/queries.ts'
 import type { EntityRef } from '../alerts/alert.ts';
 import { parseAlertPatch } from '../alerts/input.ts';
 import { entitiesReadModel } from '../alerts/service.ts';
-import type { AlertKind } from '../alerts/values.ts';
+import type { AlertKind, FilterSpeakerRole } from '../alerts/values.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { uuidFromName } from '../ids.ts';
 import { episodeLanguage, matchEpisodeBlock } from './episode-block.ts';
 import { matchEpisode } from './match-episode.ts';
 import { type MatchResource, matchResource } from './match-resource.ts';
-import type { SpeakerRole } from './roles.ts';
 import { singleAlertWatch } from './watchlist.ts';
 
 export const PREVIEW_RETENTION_MS = 60 * 60 * 1000;
@@ -29,7 +28,7 @@ export interface PreviewRequest {
   entityId: string;
   kind: AlertKind;
   languages: string[];
-  speakerRoles: SpeakerRole[];
+  speakerRoles: FilterSpeakerRole[];
 }
 
 export type PreviewStatus = 'in_progress' | 'completed' | 'failed';
@@ -325,7 +324,7 @@ async function sweepEpisodes(
       entityType: request.entityType,
       filters: {
         ...(request.languages.length ? { languages: request.languages } : {}),
-        ...(request.speakerRoles.length ? { speaker_roles: request.speakerRoles } : {}),
+        ...(request.speakerRoles.length ? { speakerRoles: request.speakerRoles } : {}),
       },
     },
     names,
