@@ -88,11 +88,6 @@ export async function addChatConnection(
   return toConnection(rows[0]!);
 }
 
-export async function findChatConnection(db: Queryable, id: string): Promise<ChatConnection | null> {
-  const { rows } = await db.query<Row>('select * from chat_connections where id = $1::text', [id]);
-  return rows[0] ? toConnection(rows[0]) : null;
-}
-
 export interface ChatPosition {
   createdAt: string;
   id: string;

@@ -216,20 +216,6 @@ function countOutcome(channel: string, outcome: DeliveryOutcome | undefined) {
   if (outcome) metrics.deliveries.inc({ channel: channel.toLowerCase(), outcome });
 }
 
-/** Makes the next attempt of one claimed delivery and records it (tools, tests). */
-export async function attemptDelivery(
-  deps: DelivererDeps,
-  deliveryId: string,
-  owner: string,
-): Promise<AttemptResult> {
-  const recorder = createRecorder(deps, owner);
-  try {
-    return await startAttempts(deps, [deliveryId], recorder)[0]!;
-  } finally {
-    await recorder.close();
-  }
-}
-
 /**
  * The deliverer's queue worker: claims due deliveries in batches (several processes may run it at
  * once), keeps up to `concurrency` attempts in flight, records their outcomes in batches, renews

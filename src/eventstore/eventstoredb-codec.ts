@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../errors.ts';
 import type { EventMetadata, ExpectedRevision } from './port.ts';
-import { START } from './port.ts';
 
 /** A position in `$all` as the KurrentDB client types it. */
 export interface LogPosition {
@@ -45,8 +44,6 @@ export function isStart(position: LogPosition): boolean {
 export function laterPosition(a: string, b: string): string {
   return comparePositions(parsePosition(a), parsePosition(b)) >= 0 ? a : b;
 }
-
-export { START };
 
 /**
  * Whether a stream whose last event is `actual` (-1: no stream) satisfies the caller's expectation.

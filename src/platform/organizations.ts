@@ -122,11 +122,3 @@ export async function createProject(db: Queryable, input: { organizationId: stri
     created_at: row.created_at.toISOString(),
   };
 }
-
-export async function getProject(db: Queryable, id: string) {
-  const { rows } = await db.query<{ id: string; organization_id: string; name: string }>(
-    'select id, organization_id, name from projects where id = $1::text',
-    [id],
-  );
-  return rows[0] ?? null;
-}
