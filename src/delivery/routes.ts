@@ -13,6 +13,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { assertOwned, isMember } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { idParams, str } from '../http/route-schemas.ts';
 import { type DeliveryCreatedData, deliveryStream } from './delivery.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
 import { buildWebhookBody } from './payload.ts';
@@ -24,12 +25,6 @@ export interface DeliveryRouteDeps {
   testWebhooks(alert: Alert): Promise<TestWebhookResult[]>;
 }
 
-const str = { type: 'string' } as const;
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
 const MATCHES_LIMIT = 100;
 
 const matchSchema = { type: 'object', additionalProperties: true } as const;

@@ -7,6 +7,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { assertOwned, assertProjectAccess, callerOf } from '../http/auth.ts';
 import { pageOf, pageQuery, toPage } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { id, idParams, projectParams, str } from '../http/route-schemas.ts';
 import {
   episodeBlockSchema,
   type MatchDelivery,
@@ -32,13 +33,6 @@ export interface MatchingRoutesDeps {
   /** The deliveries of a match (the delivery pipeline's), for GET /v1/alerts/matches/{id}. */
   deliveriesOfMatch?: (db: Db, matchId: string) => Promise<MatchDelivery[]>;
 }
-
-const str = { type: 'string' } as const;
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
 
 const previewStarted = {
   type: 'object',
@@ -189,11 +183,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
             'The id is the same for the same entity, kind, languages, speaker_roles and window: a repeated request ' +
             'returns the running or finished preview. relevance and source_popularity do not change the count. ' +
             'Answers 202 while the sweep runs, 200 when the result is already there.',
-          params: {
-            type: 'object',
-            required: ['projectId'],
-            properties: { projectId: { type: 'string', minLength: 1, maxLength: 64 } },
-          },
+          params: projectParams,
           querystring: {
             type: 'object',
             properties: {
@@ -252,7 +242,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
           params: {
             type: 'object',
             required: ['previewId'],
-            properties: { previewId: { type: 'string', minLength: 1, maxLength: 64 } },
+            properties: { previewId: id },
           },
           response: { 200: previewSchema, ...problemResponses(401, 404) },
         },
