@@ -251,7 +251,7 @@ export class AlertService {
       'select plan, alert_packs from organizations where id = $1::text',
       [organizationId],
     );
-    if (!rows[0]) throw new NotFoundError(`No organization ${organizationId}.`, 'organization_not_found');
+    if (!rows[0]) throw new NotFoundError('organization_not_found', `No organization ${organizationId}.`);
     return { plan: rows[0].plan, alertPacks: rows[0].alert_packs };
   }
 

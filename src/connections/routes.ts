@@ -172,7 +172,7 @@ export function webhookConnectionRoutes(deps: ConnectionRouteDeps): FastifyPlugi
         assertProjectAccess(request, projectId);
         const connection = await findWebhookConnection(app.db, connectionId);
         if (!connection || connection.project_id !== projectId) {
-          throw new NotFoundError(`No webhook connection ${connectionId}.`, 'webhook_connection_not_found');
+          throw new NotFoundError('webhook_connection_not_found', `No webhook connection ${connectionId}.`);
         }
         return connection;
       },

@@ -220,7 +220,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       },
       async (request) => {
         const row = await findDelivery(app.db, request.params.id);
-        if (!row) throw new NotFoundError('Delivery not found.', 'delivery_not_found');
+        if (!row) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         const member = isMember(request, row.project_id);
         const { view, matches_limit: limit, matches_cursor: cursor } = request.query;
         const afterOrdinal = matchesAfter(row.id, cursor);
@@ -260,20 +260,20 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const row = await findDelivery(app.db, request.params.id);
-        if (!row) throw new NotFoundError('Delivery not found.', 'delivery_not_found');
+        if (!row) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         if (!isMember(request, row.project_id))
           throw new ForbiddenError(
-            'Only members of the owning project can read a webhook payload.',
             'not_a_member',
+            'Only members of the owning project can read a webhook payload.',
           );
         if (row.channel !== 'WEBHOOK')
-          throw new NotFoundError('This delivery is not a webhook delivery.', 'not_a_webhook_delivery');
+          throw new NotFoundError('not_a_webhook_delivery', 'This delivery is not a webhook delivery.');
         if (row.attempts === 0)
-          throw new NotFoundError('Nothing was POSTed for this delivery.', 'webhook_payload_not_sent');
+          throw new NotFoundError('webhook_payload_not_sent', 'Nothing was POSTed for this delivery.');
         const events = await deps.store.readStream(deliveryStream(row.id), { limit: 1 });
         const created =
           events[0]?.type === 'DeliveryCreated' ? (events[0].data as DeliveryCreatedData) : undefined;
-        if (!created) throw new NotFoundError('Delivery not found.', 'delivery_not_found');
+        if (!created) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         const body = await buildWebhookBody(deps.store, created);
         return reply.type('application/json').send(Buffer.from(body, 'utf8'));
       },
@@ -291,7 +291,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       },
       async (request) => {
         const stored = await ownedAlert(request, request.params.id);
-        if (stored.status === 'deleted') throw new NotFoundError('Alert not found.');
+        if (stored.status === 'deleted') throw new NotFoundError('not_found', 'Alert not found.');
         return { results: await deps.testWebhooks(stored.alert) };
       },
     );

@@ -212,7 +212,7 @@ export async function entityRoutes(app: FastifyInstance) {
     async (request) => {
       const { id } = request.params;
       const row = await findEntity(app.db, id);
-      if (!row) throw new NotFoundError(`No entity ${id}.`, 'entity_not_found');
+      if (!row) throw new NotFoundError('entity_not_found', `No entity ${id}.`);
       return toEntity(row);
     },
   );

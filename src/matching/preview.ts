@@ -146,7 +146,7 @@ export class PreviewService {
   async get(caller: PreviewCaller, id: string): Promise<PreviewResource> {
     const row = await this.find(id);
     if (!row || row.project_id !== caller.projectId)
-      throw new NotFoundError('Preview not found.', 'preview_not_found');
+      throw new NotFoundError('preview_not_found', 'Preview not found.');
     return resourceOf(row);
   }
 

@@ -162,7 +162,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
         const matched = events.find((event) => event.type === ALERT_MATCHED)?.data as
           | AlertMatchedEventData
           | undefined;
-        if (!matched) throw new NotFoundError('Match not found.', 'match_not_found');
+        if (!matched) throw new NotFoundError('match_not_found', 'Match not found.');
         assertOwned(request, matched.projectId, 'Match');
         const summary = events.find((event) => event.type === ALERT_MATCH_SUMMARIZED)?.data as
           | AlertMatchSummarizedData
