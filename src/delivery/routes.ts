@@ -14,7 +14,7 @@ import { assertOwned, isMember } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { idParams, str } from '../http/route-schemas.ts';
-import { type DeliveryCreatedData, deliveryStream } from './delivery.ts';
+import { deliveryStream, toDeliveryEvent } from './delivery.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
 import { buildWebhookBody } from './payload.ts';
 import type { TestWebhookResult } from './test-webhook.ts';
@@ -271,8 +271,8 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         if (row.attempts === 0)
           throw new NotFoundError('webhook_payload_not_sent', 'Nothing was POSTed for this delivery.');
         const events = await deps.store.readStream(deliveryStream(row.id), { limit: 1 });
-        const created =
-          events[0]?.type === 'DeliveryCreated' ? (events[0].data as DeliveryCreatedData) : undefined;
+        const first = events[0] && toDeliveryEvent(events[0]);
+        const created = first?.type === 'DeliveryCreated' ? first.data : undefined;
         if (!created) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         const body = await buildWebhookBody(deps.store, created);
         return reply.type('application/json').send(Buffer.from(body, 'utf8'));
