@@ -16,10 +16,17 @@ export interface ErrorResolve {
   url?: string;
 }
 
+/**
+ * A stable snake_case code (docs/api-conventions.md). Typed lowercase so that a sentence passed
+ * where the code goes (every error takes the code first) does not compile.
+ */
+export type ErrorCode = Lowercase<string>;
+
+/** Every error takes `(errorCode, message, …)`, in that order. */
 export abstract class EarshotError extends Error {
   abstract readonly status: number;
   constructor(
-    readonly errorCode: string,
+    readonly errorCode: ErrorCode,
     message: string,
     readonly errors: ErrorDetail[] = [],
     options?: { cause?: unknown },
@@ -41,21 +48,24 @@ export class ValidationError extends EarshotError {
 
 export class UnauthorizedError extends EarshotError {
   readonly status = 401;
-  constructor(message = 'A valid API key is required.') {
-    super('unauthorized', message);
+  constructor(errorCode: ErrorCode = 'unauthorized', message = 'A valid API key is required.') {
+    super(errorCode, message);
   }
 }
 
 export class ForbiddenError extends EarshotError {
   readonly status = 403;
-  constructor(message = 'This credential does not grant access to this resource.', errorCode = 'forbidden') {
+  constructor(
+    errorCode: ErrorCode = 'forbidden',
+    message = 'This credential does not grant access to this resource.',
+  ) {
     super(errorCode, message);
   }
 }
 
 export class NotFoundError extends EarshotError {
   readonly status = 404;
-  constructor(message = 'Not found.', errorCode = 'not_found') {
+  constructor(errorCode: ErrorCode = 'not_found', message = 'Not found.') {
     super(errorCode, message);
   }
 }
@@ -79,7 +89,7 @@ export class TooManyRequestsError extends EarshotError {
 export class PlanError extends EarshotError {
   readonly status = 402;
   constructor(
-    errorCode: string,
+    errorCode: ErrorCode,
     message: string,
     readonly resolve: ErrorResolve,
   ) {

@@ -13,8 +13,6 @@ export function base62(length = 22): string {
   return out;
 }
 
-export const isBase62 = (value: string) => /^[0-9A-Za-z]+$/.test(value);
-
 /** A name-based UUID (version 5 layout over SHA-1): the same name always gives the same id. */
 export function uuidFromName(name: string): string {
   const hash = createHash('sha1').update(name).digest();

@@ -3,16 +3,17 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import pino from 'pino';
 import { type MatcherStats, realtimeMatcher } from '../../consumers/matcher/realtime.ts';
-import type { AlertEvent } from '../../src/alerts/alert.ts';
+import type { AlertCreated } from '../../src/alerts/alert.ts';
 import type { Db } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { comparePositions, START } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { entityStream, storedEventId } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { readConsumerCheckpoint, runConsumer } from '../../src/matching/consumer.ts';
-import type { EpisodeTranscribed, WatchedAlert } from '../../src/matching/types.ts';
+import type { WatchedAlert } from '../../src/matching/types.ts';
 import type { SyntheticEntity } from './synthetic.ts';
 
 const DATABASE_URL =
@@ -57,8 +58,8 @@ async function bulkStore(db: Db, rows: { s: string; id: string; t: string; d: un
   }
 }
 
-function alertCreated(alert: WatchedAlert): Extract<AlertEvent, { type: 'AlertCreated' }>['data'] {
-  const { languages, relevance, source_popularity, speaker_roles } = alert.filters;
+function alertCreated(alert: WatchedAlert): AlertCreated['data'] {
+  const { languages, relevance, sourcePopularity, speakerRoles } = alert.filters;
   return {
     alertId: alert.alertId,
     projectId: alert.projectId,
@@ -72,8 +73,8 @@ function alertCreated(alert: WatchedAlert): Extract<AlertEvent, { type: 'AlertCr
     filters: {
       ...(languages ? { languages: [...languages] } : {}),
       ...(relevance ? { relevance } : {}),
-      ...(source_popularity ? { sourcePopularity: [...source_popularity] } : {}),
-      ...(speaker_roles ? { speakerRoles: [...speaker_roles] as never } : {}),
+      ...(sourcePopularity ? { sourcePopularity: [...sourcePopularity] } : {}),
+      ...(speakerRoles ? { speakerRoles: [...speakerRoles] } : {}),
     },
     disableTokens: [],
     createdAt: '2026-11-20T00:00:00.000Z',

@@ -1,10 +1,6 @@
-import type {
-  AlertFilters,
-  EntityType,
-  EpisodeTranscribed,
-  TranscriptLine,
-  WatchedAlert,
-} from '../../src/matching/types.ts';
+import type { AlertFilters } from '../../src/alerts/alert.ts';
+import type { EntityType, EpisodeTranscribed, TranscriptLine } from '../../src/ingestion/events.ts';
+import type { WatchedAlert } from '../../src/matching/types.ts';
 
 /** Deterministic synthetic catalogue and episodes for the matching benchmark. */
 export function random(seed: number): () => number {
@@ -139,8 +135,8 @@ export function syntheticAlerts(
     const filters: AlertFilters = {};
     if (rnd() < 0.3) filters.languages = rnd() < 0.8 ? ['en'] : ['fr', 'de'];
     if (rnd() < 0.2) filters.relevance = 'RELEVANT';
-    if (rnd() < 0.1) filters.source_popularity = ['POPULAR'];
-    if (speaker && rnd() < 0.3) filters.speaker_roles = ['GUEST', 'PANELIST'];
+    if (rnd() < 0.1) filters.sourcePopularity = ['POPULAR'];
+    if (speaker && rnd() < 0.3) filters.speakerRoles = ['GUEST', 'PANELIST'];
     alerts.push({
       alertId: `alert_${i}`,
       projectId: `proj_${i % 500}`,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { findEntity } from '../../projections/entities/queries.ts';
 import { episodesPublishedBetween } from '../../projections/episodes/queries.ts';
-import type { AlertEvent } from '../../src/alerts/alert.ts';
+import { toAlertEvent } from '../../src/alerts/alert.ts';
 import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent } from '../../src/eventstore/port.ts';
 import { episodeStream } from '../../src/ingestion/events.ts';
@@ -28,8 +28,6 @@ export interface BackfillDeps {
   pollMs?: number;
 }
 
-type AlertCreated = Extract<AlertEvent, { type: 'AlertCreated' }>['data'];
-
 /**
  * The creation-time backfill: for each AlertCreated, once the episodes read model reflects every
  * episode appended before it, matches the episodes published in [createdAt − 7 days, createdAt]
@@ -49,7 +47,9 @@ export function backfill(deps: BackfillDeps): Consumer {
 }
 
 async function backfillAlert(deps: BackfillDeps, event: RecordedEvent, signal: AbortSignal, log: Logger) {
-  const data = event.data as AlertCreated;
+  const created = toAlertEvent(event);
+  if (created.type !== 'AlertCreated') return;
+  const data = created.data;
   const alertLog = withCorrelation(log, event.metadata, { alertId: data.alertId });
   await episodesReachedPosition(deps, event.position, signal, alertLog);
 

@@ -1,9 +1,9 @@
 import {
   ALERT_EVENT_TYPES,
-  type AlertEvent,
   type AlertState,
   evolve,
   initialAlertState,
+  toAlertEvent,
 } from '../../src/alerts/alert.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
@@ -21,7 +21,7 @@ export const alertsProjection: Projection = {
   async apply(tx: Queryable, events: readonly RecordedEvent[]) {
     const byAlert = new Map<string, RecordedEvent[]>();
     for (const event of events) {
-      const alertId = (event.data as { alertId: string }).alertId;
+      const alertId = toAlertEvent(event).data.alertId;
       byAlert.set(alertId, [...(byAlert.get(alertId) ?? []), event]);
     }
     if (byAlert.size === 0) return;
@@ -38,7 +38,7 @@ export const alertsProjection: Projection = {
       let revision = row?.revision ?? -1;
       for (const event of alertEvents) {
         if (event.revision <= revision) continue;
-        state = evolve(state, { type: event.type, data: event.data } as AlertEvent);
+        state = evolve(state, toAlertEvent(event));
         revision = event.revision;
       }
       if (state.status !== 'initial' && revision !== (row?.revision ?? -1)) {

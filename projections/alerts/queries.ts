@@ -46,15 +46,6 @@ export async function listAlerts(
   return rows.flatMap((row) => (row.status === 'deleted' ? [] : [{ ...stored(row), status: row.status }]));
 }
 
-/** The active alerts watching an entity (for the matcher). */
-export async function activeAlertsForEntity(db: Queryable, entityId: string): Promise<Alert[]> {
-  const { rows } = await db.query<AlertRow>(
-    `select ${ALERT_COLUMNS} from alerts where entity_id = $1::text and status = 'active' order by id`,
-    [entityId],
-  );
-  return rows.map(alertFromRow);
-}
-
 export interface DisableTokenRecord {
   alertId: string;
   email: string;

@@ -6,7 +6,8 @@ import type {
   DisableToken,
   Notification,
 } from '../../src/alerts/alert.ts';
-import type { AlertKind, DeliveryCadence, EntityType } from '../../src/alerts/values.ts';
+import type { AlertKind, DeliveryCadence } from '../../src/alerts/values.ts';
+import type { EntityType } from '../../src/ingestion/events.ts';
 
 /** A row of the alerts table, as both drivers return it. */
 export interface AlertRow {

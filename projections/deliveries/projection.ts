@@ -1,10 +1,17 @@
 import type { Queryable } from '../../src/db/db.ts';
 import {
   type AttemptRecord,
+  advance,
   DELIVERY_EVENT_TYPES,
+  type DeliveryCreated,
   type DeliveryCreatedData,
   type DeliveryEvent,
+  type DeliveryProgress,
+  type DeliveryStatus,
+  isFinal,
   type PublicStatus,
+  publicStatus,
+  toDeliveryEvent,
 } from '../../src/delivery/delivery.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { Projection } from '../../src/projections/projection.ts';
@@ -21,57 +28,43 @@ interface StatusRow {
   revision: number;
 }
 
-/** The same transitions as src/delivery/delivery.ts `evolve`, on the row's columns. */
-function evolveRow(row: StatusRow, event: DeliveryEvent, revision: number): StatusRow {
-  if (revision <= row.revision) return row;
-  const next = { ...row, revision };
-  if (row.is_final) return next;
-  switch (event.type) {
-    case 'DeliveryCreated':
-      return next;
-    case 'DeliveryAttemptFailed':
-      return {
-        ...next,
-        status: 'FAILED',
-        attempts: Math.max(row.attempts, event.data.attempt),
-        error_message: event.data.error,
-        next_attempt_at: event.data.nextAttemptAt ?? null,
-      };
-    case 'DeliverySent':
-      return {
-        ...next,
-        status: 'SENT',
-        is_final: true,
-        attempts: Math.max(row.attempts, event.data.attempt),
-        error_message: event.data.errorMessage ?? null,
-        next_attempt_at: null,
-        sent_at: event.data.sentAt,
-      };
-    case 'DeliverySkipped':
-      return {
-        ...next,
-        status: 'SKIPPED',
-        is_final: true,
-        error_message: event.data.reason,
-        next_attempt_at: null,
-      };
-    case 'DeliveryAbandoned':
-      return {
-        ...next,
-        status: 'ABANDONED',
-        is_final: true,
-        error_message: event.data.reason,
-        next_attempt_at: null,
-      };
-    case 'DeliveryFailed':
-      return {
-        ...next,
-        status: 'FAILED',
-        is_final: true,
-        error_message: event.data.reason,
-        next_attempt_at: null,
-      };
+type LaterEvent = Exclude<DeliveryEvent, DeliveryCreated>;
+
+const statusOf = (row: StatusRow): DeliveryStatus => {
+  switch (row.status) {
+    case 'PENDING':
+      return 'pending';
+    case 'SENT':
+      return 'sent';
+    case 'SKIPPED':
+      return 'skipped';
+    case 'ABANDONED':
+      return 'abandoned';
+    case 'FAILED':
+      return row.is_final ? 'failed' : 'retrying';
   }
+};
+
+/** The delivery's own transitions (src/delivery/delivery.ts `advance`), on the row's columns. */
+function evolveRow(row: StatusRow, event: LaterEvent, revision: number): StatusRow {
+  if (revision <= row.revision) return row;
+  const progress: DeliveryProgress = {
+    attempts: row.attempts,
+    ...(row.error_message !== null && { lastError: row.error_message }),
+    ...(row.next_attempt_at !== null && { nextAttemptAt: row.next_attempt_at }),
+    ...(row.sent_at !== null && { sentAt: row.sent_at }),
+  };
+  const { status, delivery } = advance({ status: statusOf(row), delivery: progress }, event);
+  return {
+    ...row,
+    revision,
+    status: publicStatus(status),
+    is_final: isFinal(status),
+    attempts: delivery.attempts,
+    error_message: delivery.lastError ?? null,
+    next_attempt_at: delivery.nextAttemptAt ?? null,
+    sent_at: delivery.sentAt ?? null,
+  };
 }
 
 function attemptRow(record: AttemptRecord, outcome: 'sent' | 'failed', error: string | null) {
@@ -99,10 +92,10 @@ export const deliveriesProjection: Projection = {
   eventTypes: DELIVERY_EVENT_TYPES,
   async apply(tx: Queryable, events: readonly RecordedEvent[]) {
     const created: Array<DeliveryCreatedData & { revision: number }> = [];
-    const later: Array<{ event: DeliveryEvent; revision: number; id: string }> = [];
+    const later: Array<{ event: LaterEvent; revision: number; id: string }> = [];
     const attempts: ReturnType<typeof attemptRow>[] = [];
     for (const recorded of events) {
-      const event = { type: recorded.type, data: recorded.data } as DeliveryEvent;
+      const event = toDeliveryEvent(recorded);
       if (event.type === 'DeliveryCreated') created.push({ ...event.data, revision: recorded.revision });
       else later.push({ event, revision: recorded.revision, id: event.data.deliveryId });
       if (event.type === 'DeliveryAttemptFailed')

@@ -29,13 +29,6 @@ export async function findEntity(db: Queryable, idOrSlug: string): Promise<Entit
   return rows[0] ?? null;
 }
 
-export async function findEntitiesByIds(db: Queryable, ids: readonly string[]): Promise<EntityRow[]> {
-  const { rows } = await db.query<EntityRow>(`select ${COLUMNS} from entities where id = any($1::text[])`, [
-    ids,
-  ]);
-  return rows;
-}
-
 export type MatchQuality = 'exact' | 'prefix' | 'fuzzy';
 export interface SearchHit extends EntityRow {
   match_quality: MatchQuality;

@@ -1,11 +1,6 @@
-import type {
-  AlertKind,
-  DeliveryCadence,
-  EntityType,
-  FilterSpeakerRole,
-  Relevance,
-  SourcePopularity,
-} from './values.ts';
+import type { EventStore, ExpectedRevision, RecordedEvent } from '../eventstore/port.ts';
+import type { EntityType } from '../ingestion/events.ts';
+import type { AlertKind, DeliveryCadence, FilterSpeakerRole, Relevance, SourcePopularity } from './values.ts';
 
 /** One alert is one stream: its events, state and evolve live here; commands and decide in decide.ts. */
 export const alertStream = (alertId: string) => `alert-${alertId}`;
@@ -50,25 +45,44 @@ export interface DisableToken {
 
 export type ConfigChanges = Partial<Omit<AlertConfig, 'kind'>>;
 
+export interface AlertCreated {
+  type: 'AlertCreated';
+  data: AlertConfig & {
+    alertId: string;
+    projectId: string;
+    organizationId: string;
+    disableTokens: DisableToken[];
+    createdAt: string;
+  };
+}
+export interface AlertUpdated {
+  type: 'AlertUpdated';
+  data: { alertId: string; changes: ConfigChanges; disableTokens: DisableToken[]; updatedAt: string };
+}
+export interface AlertPaused {
+  type: 'AlertPaused';
+  data: { alertId: string; pausedAt: string };
+}
+export interface AlertResumed {
+  type: 'AlertResumed';
+  data: { alertId: string; resumedAt: string };
+}
+export interface AlertDeleted {
+  type: 'AlertDeleted';
+  data: { alertId: string; deletedAt: string };
+}
+export interface AlertDisabledByRecipient {
+  type: 'AlertDisabledByRecipient';
+  data: { alertId: string; email: string; disabledAt: string };
+}
+
 export type AlertEvent =
-  | {
-      type: 'AlertCreated';
-      data: AlertConfig & {
-        alertId: string;
-        projectId: string;
-        organizationId: string;
-        disableTokens: DisableToken[];
-        createdAt: string;
-      };
-    }
-  | {
-      type: 'AlertUpdated';
-      data: { alertId: string; changes: ConfigChanges; disableTokens: DisableToken[]; updatedAt: string };
-    }
-  | { type: 'AlertPaused'; data: { alertId: string; pausedAt: string } }
-  | { type: 'AlertResumed'; data: { alertId: string; resumedAt: string } }
-  | { type: 'AlertDeleted'; data: { alertId: string; deletedAt: string } }
-  | { type: 'AlertDisabledByRecipient'; data: { alertId: string; email: string; disabledAt: string } };
+  | AlertCreated
+  | AlertUpdated
+  | AlertPaused
+  | AlertResumed
+  | AlertDeleted
+  | AlertDisabledByRecipient;
 
 export type AlertEventType = AlertEvent['type'];
 export const ALERT_EVENT_TYPES: readonly AlertEventType[] = [
@@ -189,3 +203,22 @@ export function evolve(state: AlertState, event: AlertEvent): AlertState {
 
 export const foldAlert = (events: readonly AlertEvent[], state: AlertState = initialAlertState()) =>
   events.reduce(evolve, state);
+
+/** The one place a stored event becomes a typed alert event: the stream holds only these. */
+export const toAlertEvent = (recorded: Pick<RecordedEvent, 'type' | 'data'>): AlertEvent =>
+  ({ type: recorded.type, data: recorded.data }) as AlertEvent;
+
+/**
+ * An alert folded from its stream (not the read model: a just-created or just-changed alert is
+ * seen at once), with the revision to append after (`no_stream` when there is none).
+ */
+export async function loadAlert(
+  store: Pick<EventStore, 'readStream'>,
+  alertId: string,
+): Promise<{ state: AlertState; revision: ExpectedRevision }> {
+  const events = await store.readStream(alertStream(alertId));
+  return {
+    state: foldAlert(events.map(toAlertEvent)),
+    revision: events.length === 0 ? 'no_stream' : events.at(-1)!.revision,
+  };
+}

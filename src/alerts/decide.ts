@@ -197,12 +197,12 @@ function disableAlertByRecipient(command: Data<'DisableAlertByRecipient'>, state
 
 export const unknownDisableToken = () =>
   new NotFoundError(
-    'This disable link is not valid (any more): no alert sends to it.',
     'disable_token_not_found',
+    'This disable link is not valid (any more): no alert sends to it.',
   );
 
 export const alertNotFound = (alertId: string) =>
-  new NotFoundError(`No alert ${alertId}.`, 'alert_not_found');
+  new NotFoundError('alert_not_found', `No alert ${alertId}.`);
 
 /** The alert when it exists, is not deleted and belongs to the caller's project; otherwise 404. */
 function existing(state: AlertState, alertId: string, projectId: string): Alert {

@@ -54,7 +54,3 @@ export const hashDisableToken = (token: string) => createHash('sha256').update(t
 
 /** 32 HMAC bytes in base64url. */
 export const isWellFormedDisableToken = (token: string) => /^[A-Za-z0-9_-]{43}$/.test(token);
-
-/** The List-Unsubscribe / footer link (contracts.md §8). */
-export const disableUrl = (publicBaseUrl: string, token: string) =>
-  `${publicBaseUrl}/v1/alerts/disable?token=${encodeURIComponent(token)}`;

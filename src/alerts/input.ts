@@ -1,12 +1,13 @@
 import type { ErrorDetail } from '../errors.ts';
 import { ValidationError } from '../errors.ts';
+import { ENTITY_TYPES } from '../ingestion/events.ts';
+import { normaliseSpeakerRole } from '../matching/roles.ts';
 import type { AlertConfig, AlertFilters, EntityRef, Notification } from './alert.ts';
 import {
   ALERT_KINDS,
   type AlertKind,
   DELIVERY_CADENCES,
   type DeliveryCadence,
-  ENTITY_TYPES,
   type FilterSpeakerRole,
   LANGUAGE_CODES,
   MAX_DESCRIPTION_LENGTH,
@@ -14,7 +15,6 @@ import {
   MAX_ID_LENGTH,
   MAX_NOTIFICATIONS,
   MAX_TITLE_LENGTH,
-  normalizeSpeakerRole,
   RELEVANCES,
   SOURCE_POPULARITIES,
   type SourcePopularity,
@@ -211,7 +211,7 @@ function filters(issues: Issues, value: unknown): AlertFilters | undefined {
   }
   if (value.speaker_roles !== undefined) {
     const roles = list(issues, value.speaker_roles, '/filters/speaker_roles', (item, at) => {
-      const role = typeof item === 'string' ? normalizeSpeakerRole(item) : null;
+      const role = normaliseSpeakerRole(item) ?? null;
       if (role === null) return void issues.add(at, 'must be one of the 14 speaker roles', item);
       if (role === 'HOST')
         return void issues.add(

@@ -4,12 +4,10 @@ import { BadRequestError } from '../errors.ts';
 import { assertProjectAccess, callerOf } from '../http/auth.ts';
 import { pageOf, pageQuery, toPage } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { idParams, projectParams, str, strings } from '../http/route-schemas.ts';
 import { alertResource, alertResourceSchema } from './resource.ts';
 import type { AlertService } from './service.ts';
 import { MAX_NOTIFICATIONS } from './values.ts';
-
-const str = { type: 'string' } as const;
-const strings = { type: 'array', items: str } as const;
 
 /**
  * Types only: value sets are case-insensitive (speaker roles, enums) and some rules carry their
@@ -66,16 +64,6 @@ const configurationProperties = {
   is_active: { type: 'boolean', description: 'false pauses, true resumes.' },
 } as const;
 
-const projectParams = {
-  type: 'object',
-  required: ['projectId'],
-  properties: { projectId: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
-const alertParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
 const tokenQuery = {
   type: 'object',
   properties: {
@@ -209,7 +197,7 @@ export function alertRoutes(service: AlertService): FastifyPluginAsync {
         schema: {
           tags: ['alerts'],
           summary: 'One alert',
-          params: alertParams,
+          params: idParams,
           response: { 200: alert, ...problemResponses(401, 404) },
         },
       },
@@ -222,7 +210,7 @@ export function alertRoutes(service: AlertService): FastifyPluginAsync {
         schema: {
           tags: ['alerts'],
           summary: 'Update, pause (is_active false) or resume (is_active true) an alert',
-          params: alertParams,
+          params: idParams,
           body: { type: 'object', properties: configurationProperties },
           response: { 200: alert, ...problemResponses(400, 401, 402, 404, 409, 422) },
         },
@@ -236,7 +224,7 @@ export function alertRoutes(service: AlertService): FastifyPluginAsync {
         schema: {
           tags: ['alerts'],
           summary: 'Delete an alert (soft: its matches and deliveries stay)',
-          params: alertParams,
+          params: idParams,
           response: { 204: { type: 'null', description: 'Deleted' }, ...problemResponses(401, 404, 409) },
         },
       },

@@ -4,7 +4,7 @@ import { liveChatConnections } from '../connections/chat.ts';
 import { liveWebhookConnections } from '../connections/webhooks.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { BadRequestError, ConflictError, NotFoundError, WrongExpectedRevisionError } from '../errors.ts';
-import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../eventstore/port.ts';
+import type { EventStore, ExpectedRevision, NewEvent } from '../eventstore/port.ts';
 import { base62 } from '../ids.ts';
 import { verifiedEmails } from '../platform/organizations.ts';
 import {
@@ -13,6 +13,7 @@ import {
   alertStream,
   type EntityRef,
   foldAlert,
+  loadAlert,
   type Notification,
 } from './alert.ts';
 import {
@@ -25,11 +26,7 @@ import {
 } from './decide.ts';
 import { type DisableTokens, hashDisableToken, isWellFormedDisableToken } from './disable-tokens.ts';
 import { type AlertPatch, parseAlertDraft, parseAlertPatch, referencesOf } from './input.ts';
-import { type AlertQuotaEvent, alertQuotaStream, evolveQuota, type QuotaSlots } from './quota.ts';
-
-/** How long a slot taken for an alert with no events yet counts as a request in flight. */
-const IN_FLIGHT_MS = 60_000;
-
+import { loadQuota, reconcileSlot, releaseSlot, releaseStaleSlots, takeSlot } from './quota.ts';
 import { type AlertResource, alertResource } from './resource.ts';
 import { activeAlertAllowance, type Plan } from './values.ts';
 
@@ -76,14 +73,11 @@ interface Loaded<S> {
   revision: ExpectedRevision;
 }
 
-const expected = (events: readonly RecordedEvent[]): ExpectedRevision =>
-  events.length === 0 ? 'no_stream' : events.at(-1)!.revision;
-
 /** A short random wait, so writers that lost a race do not collide again in lockstep. */
 const backoff = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
 
-const toNew = (events: readonly (AlertEvent | AlertQuotaEvent)[]): NewEvent[] =>
+const toNew = (events: readonly AlertEvent[]): NewEvent[] =>
   events.map((event) => ({ type: event.type, data: event.data }));
 
 /**
@@ -230,23 +224,8 @@ export class AlertService {
     return facts;
   }
 
-  async #load(alertId: string): Promise<Loaded<AlertState>> {
-    const events = await this.#deps.store.readStream(alertStream(alertId));
-    return {
-      state: foldAlert(events.map((event) => ({ type: event.type, data: event.data }) as AlertEvent)),
-      revision: expected(events),
-    };
-  }
-
-  async #loadQuota(organizationId: string): Promise<Loaded<QuotaSlots>> {
-    const events = await this.#deps.store.readStream(alertQuotaStream(organizationId));
-    return {
-      state: events.reduce(
-        (slots, event) => evolveQuota(slots, event as unknown as AlertQuotaEvent),
-        new Map<string, string>(),
-      ),
-      revision: expected(events),
-    };
+  #load(alertId: string): Promise<Loaded<AlertState>> {
+    return loadAlert(this.#deps.store, alertId);
   }
 
   async #plan(organizationId: string): Promise<{ plan: Plan; alertPacks: number }> {
@@ -254,7 +233,7 @@ export class AlertService {
       'select plan, alert_packs from organizations where id = $1::text',
       [organizationId],
     );
-    if (!rows[0]) throw new NotFoundError(`No organization ${organizationId}.`, 'organization_not_found');
+    if (!rows[0]) throw new NotFoundError('organization_not_found', `No organization ${organizationId}.`);
     return { plan: rows[0].plan, alertPacks: rows[0].alert_packs };
   }
 
@@ -287,19 +266,18 @@ export class AlertService {
     mayActivate: boolean,
     command: (state: AlertState, plan: PlanFacts) => AlertCommand,
   ): Promise<AlertState> {
-    const { store, now } = this.#deps;
+    const { store } = this.#deps;
     const maxAttempts = this.#deps.maxAttempts ?? 8;
     const plan = await this.#plan(organizationId);
-    const quotaStream = alertQuotaStream(organizationId);
     let slotTaken = false;
     try {
       for (let attempt = 1; ; attempt++) {
         const current = await this.#load(alertId);
-        const quota = await this.#loadQuota(organizationId);
+        const quota = await loadQuota(store, organizationId);
         let activeElsewhere = [...quota.state.keys()].filter((id) => id !== alertId).length;
         const allowance = activeAlertAllowance(plan.plan, plan.alertPacks);
         if (mayActivate && allowance !== null && activeElsewhere >= allowance) {
-          activeElsewhere = await this.#releaseStaleSlots(organizationId, quota.state, alertId);
+          activeElsewhere = await releaseStaleSlots(this.#deps, organizationId, quota.state, alertId);
         }
         const events = decide(
           command(current.state, { ...plan, activeAlerts: activeElsewhere }),
@@ -309,11 +287,7 @@ export class AlertService {
         const holdsSlot = quota.state.has(alertId);
         try {
           if (next.status === 'active' && !holdsSlot) {
-            const taken: AlertQuotaEvent = {
-              type: 'AlertSlotTaken',
-              data: { organizationId, alertId, takenAt: now().toISOString() },
-            };
-            await store.append(quotaStream, toNew([taken]), { expectedRevision: quota.revision });
+            await takeSlot(this.#deps, organizationId, alertId, quota.revision);
             slotTaken = true;
           }
           if (events.length > 0) {
@@ -335,45 +309,13 @@ export class AlertService {
           throw error;
         }
         if (next.status !== 'active' && (holdsSlot || slotTaken))
-          await this.#release(organizationId, alertId);
+          await releaseSlot(this.#deps, organizationId, alertId);
         return next;
       }
     } catch (error) {
       // A slot taken in an attempt whose alert append then lost must not stay held.
-      if (slotTaken) await this.#reconcileSlot(organizationId, alertId);
+      if (slotTaken) await reconcileSlot(this.#deps, organizationId, alertId);
       throw error;
     }
-  }
-
-  async #release(organizationId: string, alertId: string) {
-    const released: AlertQuotaEvent = {
-      type: 'AlertSlotReleased',
-      data: { organizationId, alertId, releasedAt: this.#deps.now().toISOString() },
-    };
-    await this.#deps.store.append(alertQuotaStream(organizationId), toNew([released]), {
-      expectedRevision: 'any',
-    });
-  }
-
-  /** Gives back the slot of an alert whose stream says it is not active. */
-  async #reconcileSlot(organizationId: string, alertId: string) {
-    const { state } = await this.#load(alertId);
-    if (state.status !== 'active') await this.#release(organizationId, alertId);
-  }
-
-  /** At the limit: releases slots whose alert is not active (left by a crash); returns the true count. */
-  async #releaseStaleSlots(organizationId: string, slots: ReadonlyMap<string, string>, except: string) {
-    let active = 0;
-    for (const [id, takenAt] of slots) {
-      if (id === except) continue;
-      const { state } = await this.#load(id);
-      // A slot whose alert has no events yet is a create or resume in flight in another process,
-      // unless it is older than any request: then that process died between its two appends.
-      const inFlight =
-        state.status === 'initial' && this.#deps.now().getTime() - Date.parse(takenAt) < IN_FLIGHT_MS;
-      if (state.status === 'active' || inFlight) active++;
-      else await this.#release(organizationId, id);
-    }
-    return active;
   }
 }

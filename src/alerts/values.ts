@@ -1,10 +1,7 @@
-import { normaliseSpeakerRole, type SpeakerRole } from '../matching/roles.ts';
+import type { SpeakerRole } from '../matching/roles.ts';
 import type { Plan } from '../platform/organizations.ts';
 
 /** The closed value sets an alert configuration draws from (contracts.md §3). */
-
-export const ENTITY_TYPES = ['PERSON', 'COMPANY', 'KNOWLEDGE_GRAPH_ENTITY'] as const;
-export type EntityType = (typeof ENTITY_TYPES)[number];
 
 export const ALERT_KINDS = ['ENTITY_MENTION', 'PODCAST_SPEAKER'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -18,14 +15,8 @@ export type Relevance = (typeof RELEVANCES)[number];
 export const SOURCE_POPULARITIES = ['TOP_PODCAST', 'VERY_POPULAR', 'POPULAR'] as const;
 export type SourcePopularity = (typeof SOURCE_POPULARITIES)[number];
 
-export { SPEAKER_ROLES, type SpeakerRole } from '../matching/roles.ts';
-
 /** The roles a speaker_roles filter may name: PODCAST_SPEAKER never matches a host. */
 export type FilterSpeakerRole = Exclude<SpeakerRole, 'HOST'>;
-
-/** Case-insensitive; CO_HOST is stored as HOST; null for anything else (the matcher's own rule). */
-export const normalizeSpeakerRole = (input: string): SpeakerRole | null =>
-  normaliseSpeakerRole(input) ?? null;
 
 /** ISO 639-1 two-letter language codes. */
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set(

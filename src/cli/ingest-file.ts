@@ -1,10 +1,8 @@
-import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { ErrorDetail } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { IngestEvent } from '../ingestion/events.ts';
 import { ingestEvents } from '../ingestion/ingest.ts';
-import { validateEvent } from '../ingestion/validate.ts';
+import { readEventLines } from '../kafka/file-events.ts';
 
 const BATCH = 500;
 
@@ -21,42 +19,30 @@ export async function ingestFile(
     onRejected?(line: number, problems: ErrorDetail[]): void;
   } = {},
 ) {
-  const total = statSync(file).size;
-  const input = createReadStream(file);
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const reader = readEventLines(file);
   const result = { accepted: 0, duplicates: 0, rejected: 0 };
   let batch: IngestEvent[] = [];
-  let lineNumber = 0;
   const flush = async () => {
     const ingested = await ingestEvents(store, batch, 'file');
     result.accepted += ingested.accepted;
     result.duplicates += ingested.duplicates;
     batch = [];
-    hooks.onProgress?.(input.bytesRead, total);
+    hooks.onProgress?.(reader.bytesRead(), reader.totalBytes);
   };
-  for await (const line of lines) {
-    lineNumber++;
-    if (!line.trim()) continue;
-    let event: unknown;
-    try {
-      event = JSON.parse(line);
-    } catch (error) {
-      result.rejected++;
-      hooks.onRejected?.(lineNumber, [
-        { location: '/', message: `is not JSON: ${(error as Error).message}` },
-      ]);
-      continue;
+  try {
+    for await (const line of reader.lines) {
+      if (!line.ok) {
+        result.rejected++;
+        hooks.onRejected?.(line.lineNumber, line.errors);
+        continue;
+      }
+      batch.push(line.event);
+      if (batch.length >= BATCH) await flush();
     }
-    const problems = validateEvent(event);
-    if (problems.length) {
-      result.rejected++;
-      hooks.onRejected?.(lineNumber, problems);
-      continue;
-    }
-    batch.push(event as IngestEvent);
-    if (batch.length >= BATCH) await flush();
+    if (batch.length) await flush();
+  } finally {
+    reader.close();
   }
-  if (batch.length) await flush();
-  hooks.onProgress?.(total, total);
+  hooks.onProgress?.(reader.totalBytes, reader.totalBytes);
   return result;
 }

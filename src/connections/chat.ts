@@ -75,7 +75,7 @@ export async function addChatConnection(
   const teamName = required(input.teamName, 'team-name');
   const botToken = required(input.botToken, 'bot-token', /^\S+$/);
   const project = await deps.db.query('select 1 from projects where id = $1::text', [input.projectId]);
-  if (project.rowCount === 0) throw new NotFoundError(`No project ${input.projectId}.`, 'project_not_found');
+  if (project.rowCount === 0) throw new NotFoundError('project_not_found', `No project ${input.projectId}.`);
   const sealed = deps.box.seal(botToken, TOKEN_PURPOSE);
   const { rows } = await deps.db.query<Row>(
     `insert into chat_connections (id, project_id, team_id, team_name, bot_token_sealed, created_at, updated_at)
@@ -87,11 +87,6 @@ export async function addChatConnection(
     [base62(22), input.projectId, teamId, teamName, sealed, deps.now()],
   );
   return toConnection(rows[0]!);
-}
-
-export async function findChatConnection(db: Queryable, id: string): Promise<ChatConnection | null> {
-  const { rows } = await db.query<Row>('select * from chat_connections where id = $1::text', [id]);
-  return rows[0] ? toConnection(rows[0]) : null;
 }
 
 export interface ChatPosition {
@@ -116,7 +111,7 @@ export async function listChatConnections(
   return rows.map(toConnection);
 }
 
-const notFound = (id: string) => new NotFoundError(`No chat connection ${id}.`, 'chat_connection_not_found');
+const notFound = (id: string) => new NotFoundError('chat_connection_not_found', `No chat connection ${id}.`);
 
 /** Soft delete: alerts that still name it skip it. Deleting twice answers 404 the second time. */
 export async function deleteChatConnection(

@@ -4,6 +4,7 @@ import { BadRequestError, EarshotError, NotFoundError } from '../errors.ts';
 import { assertProjectAccess } from '../http/auth.ts';
 import { pageOf, pageQuery, toPage } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { id, projectParams, str, time } from '../http/route-schemas.ts';
 import { type ChannelLister, chatBotToken, deleteChatConnection, listChatConnections } from './chat.ts';
 import {
   createWebhookConnection,
@@ -23,9 +24,6 @@ export interface ConnectionRouteDeps extends WebhookConnectionDeps {
   box: SecretBox;
   listChannels: ChannelLister;
 }
-
-const str = { type: 'string' } as const;
-const time = { type: 'string', format: 'date-time' } as const;
 
 const webhookConnection = {
   type: 'object',
@@ -68,8 +66,6 @@ const chatChannel = {
   properties: { id: str, name: str, is_private: { type: 'boolean' } },
 } as const;
 
-const id = { type: 'string', minLength: 1, maxLength: 64 } as const;
-const projectParams = { type: 'object', required: ['projectId'], properties: { projectId: id } } as const;
 const connectionParams = {
   type: 'object',
   required: ['projectId', 'id'],
@@ -176,7 +172,7 @@ export function webhookConnectionRoutes(deps: ConnectionRouteDeps): FastifyPlugi
         assertProjectAccess(request, projectId);
         const connection = await findWebhookConnection(app.db, connectionId);
         if (!connection || connection.project_id !== projectId) {
-          throw new NotFoundError(`No webhook connection ${connectionId}.`, 'webhook_connection_not_found');
+          throw new NotFoundError('webhook_connection_not_found', `No webhook connection ${connectionId}.`);
         }
         return connection;
       },

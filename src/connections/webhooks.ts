@@ -148,7 +148,7 @@ export async function listWebhookConnections(
 }
 
 const notFound = (id: string) =>
-  new NotFoundError(`No webhook connection ${id}.`, 'webhook_connection_not_found');
+  new NotFoundError('webhook_connection_not_found', `No webhook connection ${id}.`);
 
 /** Revokes (the DELETE): it stops delivering at once and stays readable with revoked_at. Idempotent. */
 export async function revokeWebhookConnection(

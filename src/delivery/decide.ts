@@ -1,7 +1,32 @@
+import type { Alert, AlertState } from '../alerts/alert.ts';
+import { passesFilters } from '../alerts/filters.ts';
+import type { NewEvent } from '../eventstore/port.ts';
 import { storableJson } from '../storable-text.ts';
-import type { AttemptRecord, Delivery, DeliveryEvent, RecipientResult } from './delivery.ts';
+import { stillNotifies } from './channels.ts';
+import type {
+  AttemptRecord,
+  Delivery,
+  DeliveryAbandoned,
+  DeliveryAttemptFailed,
+  DeliveryCreated,
+  DeliveryCreatedData,
+  DeliveryEvent,
+  DeliveryFailed,
+  DeliverySent,
+  DeliverySkipped,
+  DeliveryState,
+  RecipientResult,
+} from './delivery.ts';
+import { isFinal } from './delivery.ts';
 import { deliveryEventId } from './ids.ts';
+import type { MatchedData } from './matched.ts';
 import { type RetrySchedule, retryDelay } from './schedule.ts';
+
+/**
+ * The delivery decider (docs/delivery.md, "Delivery status"): every command one function, pure;
+ * time comes in through the command. The I/O (reading the alert and connection, sending) stays in
+ * send.ts and worker.ts.
+ */
 
 /** What one attempt through a channel came to (the senders' outcomes, made uniform). */
 export interface AttemptOutcome {
@@ -17,38 +42,161 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-export interface NewDeliveryEvent {
-  id: string;
-  event: DeliveryEvent;
+/** The connection a chat or webhook delivery goes to, as it is now. */
+export interface ConnectionFacts {
+  /** missing also covers a connection of another project. */
+  status: 'missing' | 'revoked' | 'deleted' | 'usable';
 }
 
-const withId = (deliveryId: string, step: string, event: DeliveryEvent): NewDeliveryEvent => ({
-  id: deliveryEventId(deliveryId, step),
-  event,
-});
+/** What the SKIPPED rules look at, read just before the attempt. */
+export interface SendFacts {
+  alert: AlertState;
+  /** The AlertMatched data of the delivery's matches that could be read, in the delivery's order. */
+  matches: readonly MatchedData[];
+  /** Chat and webhook deliveries: their connection. Absent for email. */
+  connection?: ConnectionFacts;
+}
+
+export interface CreateDelivery {
+  type: 'CreateDelivery';
+  data: DeliveryCreatedData;
+}
+/** Applies the SKIPPED rules; decides nothing when the delivery may be attempted. */
+export interface ScreenDelivery {
+  type: 'ScreenDelivery';
+  data: { facts: SendFacts; now: Date };
+}
+export interface SkipDelivery {
+  type: 'SkipDelivery';
+  data: { reason: string; now: Date };
+}
+export interface RecordAttempt {
+  type: 'RecordAttempt';
+  data: { outcome: AttemptOutcome; now: Date; schedule: RetrySchedule; random?: () => number };
+}
+/** A digest still failing when the next one is selected: its matches move there. */
+export interface SupersedeDigest {
+  type: 'SupersedeDigest';
+  data: { by: string; now: Date };
+}
+
+export type DeliveryCommand =
+  | CreateDelivery
+  | ScreenDelivery
+  | SkipDelivery
+  | RecordAttempt
+  | SupersedeDigest;
 
 /**
- * Every final event shares one id, so whatever the races, a delivery ends at most once: a second
- * ending is a duplicate append and a no-op.
+ * A command for a delivery that has already ended decides nothing: repeating a step (a crash
+ * retried, a race lost) is a no-op.
  */
-export const FINAL_STEP = 'final';
-export const attemptStep = (attempt: number) => `attempt-${attempt}`;
+export function decide(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[] {
+  if (command.type === 'CreateDelivery') return create(command, state);
+  if (state.status === 'initial' || isFinal(state.status)) return [];
+  switch (command.type) {
+    case 'ScreenDelivery':
+      return screen(command, state.delivery);
+    case 'SkipDelivery':
+      return [skip(state.delivery, command.data.reason, command.data.now)];
+    case 'RecordAttempt':
+      return recordAttempt(command, state.delivery);
+    case 'SupersedeDigest':
+      return supersede(command, state.delivery);
+    default: {
+      const unhandled: never = command;
+      return unhandled;
+    }
+  }
+}
+
+function create({ data }: CreateDelivery, state: DeliveryState): [DeliveryCreated] | [] {
+  return state.status === 'initial' ? [{ type: 'DeliveryCreated', data }] : [];
+}
+
+const skip = (delivery: Delivery, reason: string, now: Date): DeliverySkipped => ({
+  type: 'DeliverySkipped',
+  data: { deliveryId: delivery.created.deliveryId, reason, skippedAt: now.toISOString() },
+});
+
+function screen({ data: { facts, now } }: ScreenDelivery, delivery: Delivery): [DeliverySkipped] | [] {
+  const reason = skipReason(delivery, facts);
+  return reason === undefined ? [] : [skip(delivery, reason, now)];
+}
+
+function alertSkipReason(state: AlertState): string | Alert {
+  switch (state.status) {
+    case 'initial':
+      return 'the alert does not exist';
+    case 'deleted':
+      return 'the alert was deleted before the send';
+    case 'paused':
+      return 'the alert was paused before the send';
+    case 'disabled':
+      return 'the alert was disabled by a recipient before the send';
+    case 'active':
+      return state.alert;
+  }
+}
+
+/** The SKIPPED rules (docs/delivery.md), in order: the first that applies names the reason. */
+function skipReason(delivery: Delivery, facts: SendFacts): string | undefined {
+  const created = delivery.created;
+  const alert = alertSkipReason(facts.alert);
+  if (typeof alert === 'string') return alert;
+  if (!stillNotifies(alert.notifications, created.target))
+    return 'the alert no longer notifies this destination';
+  if (facts.matches.length === 0) return 'none of its matches could be read';
+  if (created.cadence === 'REALTIME' && !facts.matches.some((match) => passesFilters(match, alert)))
+    return "the match no longer passes the alert's filters";
+  const status = facts.connection?.status ?? 'missing';
+  switch (created.target.type) {
+    case 'WEBHOOK': {
+      const id = created.target.webhookConnectionId;
+      if (status === 'missing') return `webhook connection ${id} does not exist`;
+      return status === 'revoked' ? `webhook connection ${id} was revoked` : undefined;
+    }
+    case 'CHAT': {
+      const id = created.target.chatConnectionId;
+      if (status === 'missing') return `chat connection ${id} does not exist`;
+      return status === 'deleted' ? `chat connection ${id} was deleted` : undefined;
+    }
+    case 'EMAIL':
+      return currentRecipients(alert, created.target.emails).length === 0
+        ? 'no recipient of this delivery is still on the alert'
+        : undefined;
+  }
+}
+
+/** The delivery's recipients still on the alert, spelled as the alert spells them now. */
+export function currentRecipients(alert: Alert, emails: readonly string[]): string[] {
+  const current = new Map(
+    alert.notifications.flatMap((n) =>
+      n.type === 'EMAIL' ? [[n.email.trim().toLowerCase(), n.email] as const] : [],
+    ),
+  );
+  return emails.flatMap((email) => {
+    const now = current.get(email.trim().toLowerCase());
+    return now === undefined ? [] : [now];
+  });
+}
 
 /** Only a realtime webhook ends ABANDONED (the match is dropped for it); the rest end FAILED. */
 const abandons = (delivery: Delivery) =>
   delivery.created.channel === 'WEBHOOK' && delivery.created.cadence === 'REALTIME';
 
-/** The events recording attempt `attempt` (1-based) of a delivery that is pending or retrying. */
-export function decideAttempt(
-  delivery: Delivery,
-  attempt: number,
-  outcome: AttemptOutcome,
-  context: { now: Date; schedule: RetrySchedule; random?: () => number },
-): NewDeliveryEvent[] {
+type Attempted =
+  | [DeliverySent]
+  | [DeliveryAttemptFailed]
+  | [DeliveryAttemptFailed, DeliveryAbandoned | DeliveryFailed];
+
+/** Records the next attempt (1-based: attempts so far + 1) of a pending or retrying delivery. */
+function recordAttempt({ data }: RecordAttempt, delivery: Delivery): Attempted {
   // Responses and errors are the destination's words: recorded, so they must be storable.
-  outcome = storableJson(outcome);
+  const outcome = storableJson(data.outcome);
   const deliveryId = delivery.created.deliveryId;
-  const at = context.now.toISOString();
+  const attempt = delivery.attempts + 1;
+  const at = data.now.toISOString();
   const record: AttemptRecord = { deliveryId, attempt, attemptedAt: at, durationMs: outcome.durationMs };
   if (outcome.statusCode !== undefined) record.statusCode = outcome.statusCode;
   if (outcome.response !== undefined) record.response = outcome.response;
@@ -57,65 +205,70 @@ export function decideAttempt(
 
   if (outcome.ok) {
     return [
-      withId(deliveryId, FINAL_STEP, {
+      {
         type: 'DeliverySent',
         data: { ...record, sentAt: at, ...(outcome.error !== undefined && { errorMessage: outcome.error }) },
-      }),
+      },
     ];
   }
   const error = outcome.error ?? 'the attempt failed';
-  const failed = {
+  const failed: DeliveryAttemptFailed['data'] = {
     ...record,
     error,
     retryable: outcome.retryable,
     ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }),
   };
   const delay = outcome.retryable
-    ? retryDelay(context.schedule, attempt, {
+    ? retryDelay(data.schedule, attempt, {
         ...(outcome.retryAfterMs !== undefined && { retryAfterMs: outcome.retryAfterMs }),
-        ...(context.random && { random: context.random }),
+        ...(data.random && { random: data.random }),
       })
     : undefined;
   if (delay !== undefined) {
-    const nextAttemptAt = new Date(context.now.getTime() + delay).toISOString();
-    return [
-      withId(deliveryId, attemptStep(attempt), {
-        type: 'DeliveryAttemptFailed',
-        data: { ...failed, nextAttemptAt },
-      }),
-    ];
+    const nextAttemptAt = new Date(data.now.getTime() + delay).toISOString();
+    return [{ type: 'DeliveryAttemptFailed', data: { ...failed, nextAttemptAt } }];
   }
   const reason = outcome.retryable
     ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${error}`
     : `permanent failure: ${error}`;
-  const ending: DeliveryEvent = abandons(delivery)
+  const ending: DeliveryAbandoned | DeliveryFailed = abandons(delivery)
     ? { type: 'DeliveryAbandoned', data: { deliveryId, reason, abandonedAt: at } }
     : { type: 'DeliveryFailed', data: { deliveryId, reason, failedAt: at } };
-  return [
-    withId(deliveryId, attemptStep(attempt), { type: 'DeliveryAttemptFailed', data: failed }),
-    withId(deliveryId, FINAL_STEP, ending),
-  ];
+  return [{ type: 'DeliveryAttemptFailed', data: failed }, ending];
 }
 
-export function decideSkip(deliveryId: string, reason: string, now: Date): NewDeliveryEvent[] {
+function supersede({ data }: SupersedeDigest, delivery: Delivery): [DeliveryFailed] {
   return [
-    withId(deliveryId, FINAL_STEP, {
-      type: 'DeliverySkipped',
-      data: { deliveryId, reason, skippedAt: now.toISOString() },
-    }),
-  ];
-}
-
-/** A digest still failing when the next one is selected: its matches move there. */
-export function decideSuperseded(deliveryId: string, by: string, now: Date): NewDeliveryEvent[] {
-  return [
-    withId(deliveryId, FINAL_STEP, {
+    {
       type: 'DeliveryFailed',
       data: {
-        deliveryId,
-        reason: `not delivered within its window; its matches were selected again by digest ${by}`,
-        failedAt: now.toISOString(),
+        deliveryId: delivery.created.deliveryId,
+        reason: `not delivered within its window; its matches were selected again by digest ${data.by}`,
+        failedAt: data.now.toISOString(),
       },
-    }),
+    },
   ];
 }
+
+/**
+ * Event ids that make a repeated step a no-op. Every final event shares one id, so whatever the
+ * races, a delivery ends at most once: a second ending is a duplicate append and a no-op.
+ */
+export function deliveryEventIdOf(event: DeliveryEvent): string {
+  const deliveryId = event.data.deliveryId;
+  switch (event.type) {
+    case 'DeliveryCreated':
+      return deliveryEventId(deliveryId, 'created');
+    case 'DeliveryAttemptFailed':
+      return deliveryEventId(deliveryId, `attempt-${event.data.attempt}`);
+    case 'DeliverySent':
+    case 'DeliverySkipped':
+    case 'DeliveryAbandoned':
+    case 'DeliveryFailed':
+      return deliveryEventId(deliveryId, 'final');
+  }
+}
+
+/** Decided events as the store appends them. */
+export const toNewEvents = (events: readonly DeliveryEvent[]): NewEvent[] =>
+  events.map((event) => ({ id: deliveryEventIdOf(event), type: event.type, data: event.data }));

@@ -1,4 +1,5 @@
 import type { AlertKind } from '../alerts/values.ts';
+import type { RecordedEvent } from '../eventstore/port.ts';
 
 /** One delivery is one stream: its events, state and evolve live here; decisions in decide.ts. */
 export const deliveryStream = (deliveryId: string) => `delivery-${deliveryId}`;
@@ -67,21 +68,45 @@ export interface AttemptRecord {
   payloadSha256?: string;
 }
 
+export interface DeliveryCreated {
+  type: 'DeliveryCreated';
+  data: DeliveryCreatedData;
+}
+export interface DeliveryAttemptFailed {
+  type: 'DeliveryAttemptFailed';
+  data: AttemptRecord & {
+    error: string;
+    retryable: boolean;
+    retryAfterMs?: number;
+    /** Absent when no attempt follows (the delivery ends with the next event). */
+    nextAttemptAt?: string;
+  };
+}
+export interface DeliverySent {
+  type: 'DeliverySent';
+  /** `errorMessage`: the recipients that failed on a partial success. */
+  data: AttemptRecord & { sentAt: string; errorMessage?: string };
+}
+export interface DeliverySkipped {
+  type: 'DeliverySkipped';
+  data: { deliveryId: string; reason: string; skippedAt: string };
+}
+export interface DeliveryAbandoned {
+  type: 'DeliveryAbandoned';
+  data: { deliveryId: string; reason: string; abandonedAt: string };
+}
+export interface DeliveryFailed {
+  type: 'DeliveryFailed';
+  data: { deliveryId: string; reason: string; failedAt: string };
+}
+
 export type DeliveryEvent =
-  | { type: 'DeliveryCreated'; data: DeliveryCreatedData }
-  | {
-      type: 'DeliveryAttemptFailed';
-      data: AttemptRecord & {
-        error: string;
-        retryable: boolean;
-        retryAfterMs?: number;
-        nextAttemptAt?: string;
-      };
-    }
-  | { type: 'DeliverySent'; data: AttemptRecord & { sentAt: string; errorMessage?: string } }
-  | { type: 'DeliverySkipped'; data: { deliveryId: string; reason: string; skippedAt: string } }
-  | { type: 'DeliveryAbandoned'; data: { deliveryId: string; reason: string; abandonedAt: string } }
-  | { type: 'DeliveryFailed'; data: { deliveryId: string; reason: string; failedAt: string } };
+  | DeliveryCreated
+  | DeliveryAttemptFailed
+  | DeliverySent
+  | DeliverySkipped
+  | DeliveryAbandoned
+  | DeliveryFailed;
 
 export type DeliveryEventType = DeliveryEvent['type'];
 export const DELIVERY_EVENT_TYPES: readonly DeliveryEventType[] = [
@@ -99,16 +124,20 @@ export const DELIVERY_EVENT_TYPES: readonly DeliveryEventType[] = [
  */
 export type DeliveryStatus = 'pending' | 'retrying' | 'sent' | 'skipped' | 'abandoned' | 'failed';
 
-/** The spec's status of a delivery (interface spec, "Alert delivery status"), plus PENDING before the first attempt. */
+/** The spec's status of a delivery (docs/delivery.md), plus PENDING before the first attempt. */
 export type PublicStatus = 'PENDING' | 'SENT' | 'FAILED' | 'SKIPPED' | 'ABANDONED';
 
-export interface Delivery {
-  created: DeliveryCreatedData;
+/** What changes after creation: all the deliveries read model keeps of a delivery's progress. */
+export interface DeliveryProgress {
   attempts: number;
   lastError?: string;
   nextAttemptAt?: string;
   sentAt?: string;
   finishedAt?: string;
+}
+
+export interface Delivery extends DeliveryProgress {
+  created: DeliveryCreatedData;
 }
 
 export type DeliveryState = { status: 'initial' } | { status: DeliveryStatus; delivery: Delivery };
@@ -138,7 +167,19 @@ export function evolve(state: DeliveryState, event: DeliveryEvent): DeliveryStat
     if (state.status !== 'initial') return state;
     return { status: 'pending', delivery: { created: event.data, attempts: 0 } };
   }
-  if (state.status === 'initial' || isFinal(state.status)) return state;
+  if (state.status === 'initial') return state;
+  return advance(state, event);
+}
+
+/**
+ * Every change after creation, on whatever carries the progress (the state here, a read-model
+ * row in projections/deliveries): a final delivery changes no more.
+ */
+export function advance<P extends DeliveryProgress>(
+  state: { status: DeliveryStatus; delivery: P },
+  event: Exclude<DeliveryEvent, DeliveryCreated>,
+): { status: DeliveryStatus; delivery: P } {
+  if (isFinal(state.status)) return state;
   const delivery = state.delivery;
   switch (event.type) {
     case 'DeliveryAttemptFailed': {
@@ -150,7 +191,7 @@ export function evolve(state: DeliveryState, event: DeliveryEvent): DeliveryStat
           attempts: Math.max(delivery.attempts, event.data.attempt),
           lastError: event.data.error,
           ...(event.data.nextAttemptAt !== undefined && { nextAttemptAt: event.data.nextAttemptAt }),
-        },
+        } as P,
       };
     }
     case 'DeliverySent': {
@@ -163,7 +204,7 @@ export function evolve(state: DeliveryState, event: DeliveryEvent): DeliveryStat
           sentAt: event.data.sentAt,
           finishedAt: event.data.sentAt,
           ...(event.data.errorMessage !== undefined && { lastError: event.data.errorMessage }),
-        },
+        } as P,
       };
     }
     case 'DeliverySkipped':
@@ -179,10 +220,14 @@ export function evolve(state: DeliveryState, event: DeliveryEvent): DeliveryStat
   }
 }
 
-function final(status: DeliveryStatus, delivery: Delivery, reason: string, at: string): DeliveryState {
+function final<P extends DeliveryProgress>(status: DeliveryStatus, delivery: P, reason: string, at: string) {
   const { nextAttemptAt: _next, ...rest } = delivery;
-  return { status, delivery: { ...rest, lastError: reason, finishedAt: at } };
+  return { status, delivery: { ...rest, lastError: reason, finishedAt: at } as P };
 }
+
+/** The one place a stored event becomes a typed delivery event: the stream holds only these. */
+export const toDeliveryEvent = (recorded: Pick<RecordedEvent, 'type' | 'data'>): DeliveryEvent =>
+  ({ type: recorded.type, data: recorded.data }) as DeliveryEvent;
 
 export const foldDelivery = (
   events: readonly DeliveryEvent[],

@@ -1,24 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Alert } from '../alerts/alert.ts';
+import { type Alert, loadAlert } from '../alerts/alert.ts';
+import { passesFilters } from '../alerts/filters.ts';
 import type { Db } from '../db/db.ts';
 import { whileLocked } from '../db/leader.ts';
 import { notify } from '../db/wakeup.ts';
 import { ConflictError, WrongExpectedRevisionError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { type ChannelPlan, channelsOf } from './channels.ts';
-import { decideSuperseded } from './decide.ts';
+import { decide, toNewEvents } from './decide.ts';
 import {
   type DeliveryCreatedData,
-  type DeliveryEvent,
   type DeliveryState,
   type DigestCadence,
   deliveryStream,
   foldDelivery,
+  initialDeliveryState,
+  toDeliveryEvent,
 } from './delivery.ts';
-import { alertSnapshot, currentAlert, fanoutCaughtUp } from './fanout.ts';
-import { passesFilters } from './filters.ts';
-import { type DeliveryIds, deliveryEventId } from './ids.ts';
+import { alertSnapshot, fanoutCaughtUp } from './fanout.ts';
+import type { DeliveryIds } from './ids.ts';
 import type { MatchedData } from './matched.ts';
 import { enqueueDeliveries, QUEUE_CHANNEL, withdrawDelivery } from './queue.ts';
 import { type DigestWindow, previousWindow, windowContaining, windowStarting } from './windows.ts';
@@ -48,7 +49,7 @@ interface CandidateRow {
 
 async function readDelivery(store: EventStore, id: string) {
   const recorded = await store.readStream(deliveryStream(id));
-  const state = foldDelivery(recorded.map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent));
+  const state = foldDelivery(recorded.map(toDeliveryEvent));
   return { state, revision: recorded.at(-1)?.revision ?? -1 };
 }
 
@@ -119,7 +120,7 @@ async function closeWindow(deps: DigestDeps, window: DigestWindow): Promise<bool
     [window.cadence, before.start.toISOString(), window.end.toISOString()],
   );
   for (const { alert_id: alertId } of rows) {
-    const state = await currentAlert(deps.store, alertId);
+    const { state } = await loadAlert(deps.store, alertId);
     if (state.status === 'initial') continue;
     const candidates = await deps.db.query<CandidateRow>(
       `select match_id, detected_at, data, summary from delivery_match_copies
@@ -167,11 +168,7 @@ async function makeDigest(
       try {
         await deps.store.append(
           deliveryStream(previousId),
-          decideSuperseded(previousId, id, deps.now()).map(({ id: eventId, event }) => ({
-            id: eventId,
-            type: event.type,
-            data: event.data,
-          })),
+          toNewEvents(decide({ type: 'SupersedeDigest', data: { by: id, now: deps.now() } }, previous.state)),
           { expectedRevision: previous.revision },
         );
       } catch (error) {
@@ -206,9 +203,10 @@ async function makeDigest(
       ...(Object.keys(summaries).length > 0 && { summaries }),
       createdAt: deps.now().toISOString(),
     };
-    await deps.store.append(deliveryStream(id), [
-      { id: deliveryEventId(id, 'created'), type: 'DeliveryCreated', data: created },
-    ]);
+    await deps.store.append(
+      deliveryStream(id),
+      toNewEvents(decide({ type: 'CreateDelivery', data: created }, initialDeliveryState())),
+    );
     await enqueueDeliveries(deps.db, [{ deliveryId: id, dueAt: deps.now() }]);
     deliveryId = id;
   }

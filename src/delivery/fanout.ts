@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Alert, type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
+import { type Alert, loadAlert } from '../alerts/alert.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { notify } from '../db/wakeup.ts';
 import { comparePositions, type EventStore, type RecordedEvent } from '../eventstore/port.ts';
@@ -42,12 +42,6 @@ export const alertSnapshot = (alert: Alert): AlertSnapshot => ({
   organization_id: alert.organizationId,
 });
 
-/** The alert as its stream says now (the read model may lag behind a pause). */
-export async function currentAlert(store: EventStore, alertId: string): Promise<AlertState> {
-  const events = await store.readStream(alertStream(alertId));
-  return foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent));
-}
-
 async function mapLimited<T, R>(
   items: readonly T[],
   limit: number,
@@ -89,7 +83,7 @@ async function planFanout(deps: FanoutDeps, events: readonly RecordedEvent[]): P
     .map((e) => e.data as MatchSummarizedData);
   const alertIds = [...new Set(matched.map((e) => (e.data as MatchedData).alertId))];
   const states = new Map(
-    await mapLimited(alertIds, 16, async (id) => [id, await currentAlert(deps.store, id)] as const),
+    await mapLimited(alertIds, 16, async (id) => [id, (await loadAlert(deps.store, id)).state] as const),
   );
 
   const now = deps.now();

@@ -69,14 +69,6 @@ export async function rescheduleDelivery(
   );
 }
 
-/** Gives a lease back untouched (shutting down). */
-export async function releaseDelivery(q: Queryable, owner: string, id: string) {
-  await q.query(
-    'update delivery_queue set lease_owner = null, lease_until = null where delivery_id = $1::text and lease_owner = $2::text',
-    [id, owner],
-  );
-}
-
 export interface QueueSettlement {
   /** Nothing left to attempt: the rows go. */
   complete: readonly string[];

@@ -7,14 +7,14 @@ import {
   findDelivery,
   listAlertDeliveries,
 } from '../../projections/deliveries/queries.ts';
-import type { Alert } from '../alerts/alert.ts';
+import { type Alert, loadAlert } from '../alerts/alert.ts';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { assertOwned, isMember } from '../http/auth.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
-import { type DeliveryCreatedData, deliveryStream } from './delivery.ts';
-import { currentAlert } from './fanout.ts';
+import { idParams, str } from '../http/route-schemas.ts';
+import { deliveryStream, toDeliveryEvent } from './delivery.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
 import { buildWebhookBody } from './payload.ts';
 import type { TestWebhookResult } from './test-webhook.ts';
@@ -25,12 +25,6 @@ export interface DeliveryRouteDeps {
   testWebhooks(alert: Alert): Promise<TestWebhookResult[]>;
 }
 
-const str = { type: 'string' } as const;
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
 const MATCHES_LIMIT = 100;
 
 const matchSchema = { type: 'object', additionalProperties: true } as const;
@@ -254,7 +248,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       },
       async (request) => {
         const row = await findDelivery(app.db, request.params.id);
-        if (!row) throw new NotFoundError('Delivery not found.', 'delivery_not_found');
+        if (!row) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         const member = isMember(request, row.project_id);
         const { view, matches_limit: limit, matches_cursor: cursor } = request.query;
         const afterOrdinal = matchesAfter(row.id, cursor);
@@ -294,20 +288,20 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const row = await findDelivery(app.db, request.params.id);
-        if (!row) throw new NotFoundError('Delivery not found.', 'delivery_not_found');
+        if (!row) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         if (!isMember(request, row.project_id))
           throw new ForbiddenError(
-            'Only members of the owning project can read a webhook payload.',
             'not_a_member',
+            'Only members of the owning project can read a webhook payload.',
           );
         if (row.channel !== 'WEBHOOK')
-          throw new NotFoundError('This delivery is not a webhook delivery.', 'not_a_webhook_delivery');
+          throw new NotFoundError('not_a_webhook_delivery', 'This delivery is not a webhook delivery.');
         if (row.attempts === 0)
-          throw new NotFoundError('Nothing was POSTed for this delivery.', 'webhook_payload_not_sent');
+          throw new NotFoundError('webhook_payload_not_sent', 'Nothing was POSTed for this delivery.');
         const events = await deps.store.readStream(deliveryStream(row.id), { limit: 1 });
-        const created =
-          events[0]?.type === 'DeliveryCreated' ? (events[0].data as DeliveryCreatedData) : undefined;
-        if (!created) throw new NotFoundError('Delivery not found.', 'delivery_not_found');
+        const first = events[0] && toDeliveryEvent(events[0]);
+        const created = first?.type === 'DeliveryCreated' ? first.data : undefined;
+        if (!created) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
         const body = await buildWebhookBody(deps.store, created);
         return reply.type('application/json').send(Buffer.from(body, 'utf8'));
       },
@@ -325,10 +319,10 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
       },
       async (request) => {
         // From the alert's stream, not the read model: an alert created a moment ago is there.
-        const state = await currentAlert(deps.store, request.params.id);
+        const { state } = await loadAlert(deps.store, request.params.id);
         assertOwned(request, state.status === 'initial' ? undefined : state.alert.projectId, 'Alert');
         if (state.status === 'initial' || state.status === 'deleted')
-          throw new NotFoundError('Alert not found.');
+          throw new NotFoundError('not_found', 'Alert not found.');
         return { results: await deps.testWebhooks(state.alert) };
       },
     );

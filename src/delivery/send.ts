@@ -10,10 +10,8 @@ import { webhookDestination } from '../connections/webhooks.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { SecretBoxError } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
-import { stillNotifies } from './channels.ts';
-import type { AttemptOutcome } from './decide.ts';
+import { type AttemptOutcome, currentRecipients, type SendFacts } from './decide.ts';
 import type { Delivery, DeliveryCreatedData, RecipientResult } from './delivery.ts';
-import { passesFilters } from './filters.ts';
 import type { MatchedData } from './matched.ts';
 import { noticeOf } from './notice.ts';
 import { sha256Hex, webhookBody } from './payload.ts';
@@ -55,28 +53,20 @@ export function memoizedLookups(): Lookups {
   };
 }
 
-/** Either why the delivery is not sent (SKIPPED), or the one attempt to make. */
-export type Preparation = { skip: string } | { send(): Promise<AttemptOutcome> };
+const notPrepared = async (): Promise<AttemptOutcome> => {
+  throw new Error('a delivery the SKIPPED rules stop has no attempt to make');
+};
 
-function alertSkipReason(state: AlertState): string | Alert {
-  switch (state.status) {
-    case 'initial':
-      return 'the alert does not exist';
-    case 'deleted':
-      return 'the alert was deleted before the send';
-    case 'paused':
-      return 'the alert was paused before the send';
-    case 'disabled':
-      return 'the alert was disabled by a recipient before the send';
-    case 'active':
-      return state.alert;
-  }
+/** The facts the SKIPPED rules judge (decide.ts), and the one attempt to make if none applies. */
+export interface Preparation {
+  facts: SendFacts;
+  send(): Promise<AttemptOutcome>;
 }
 
 /**
- * Applies the SKIPPED rules (contracts.md §6, docs/delivery.md) against the alert and connection
- * as they are now, then readies the channel's attempt. `matches` holds the AlertMatched data of the
- * delivery's matches.
+ * Reads what the SKIPPED rules need (the connection as it is now) and readies the channel's
+ * attempt; `send` may only be called when the decider skipped nothing. `matches` holds the
+ * AlertMatched data of the delivery's matches.
  */
 export async function prepareAttempt(
   deps: ChannelDeps,
@@ -86,22 +76,25 @@ export async function prepareAttempt(
   lookups: Lookups = directLookups,
 ): Promise<Preparation> {
   const created = delivery.created;
-  const alert = alertSkipReason(alertState);
-  if (typeof alert === 'string') return { skip: alert };
-  if (!stillNotifies(alert.notifications, created.target))
-    return { skip: 'the alert no longer notifies this destination' };
   const present = created.matchIds.flatMap((id) => (matches.has(id) ? [matches.get(id)!] : []));
-  if (present.length === 0) return { skip: 'none of its matches could be read' };
-  if (created.cadence === 'REALTIME' && !present.some((match) => passesFilters(match, alert)))
-    return { skip: "the match no longer passes the alert's filters" };
-
+  const facts: SendFacts = { alert: alertState, matches: present };
+  const alert = alertState.status === 'active' ? alertState.alert : undefined;
+  if (!alert) return { facts, send: notPrepared };
   switch (created.target.type) {
     case 'WEBHOOK':
-      return prepareWebhook(deps, created, alert, created.target.webhookConnectionId, matches, lookups);
+      return prepareWebhook(
+        deps,
+        created,
+        alert,
+        created.target.webhookConnectionId,
+        facts,
+        matches,
+        lookups,
+      );
     case 'CHAT':
-      return prepareChat(deps, created, alert, created.target, present, lookups);
+      return prepareChat(deps, created, alert, created.target, facts, lookups);
     case 'EMAIL':
-      return prepareEmail(deps, created, alert, created.target.emails, present);
+      return prepareEmail(deps, created, alert, created.target.emails, facts);
   }
 }
 
@@ -109,13 +102,13 @@ export async function prepareAttempt(
  * A secret sealed under a key this process does not have (EARSHOT_SECRET_KEY changed) fails the
  * attempt permanently, with the reason, rather than crashing it again at every retry.
  */
-function openOrFail(open: () => string, what: string): string | Preparation {
+function openOrFail(open: () => string, what: string): string | AttemptOutcome {
   try {
     return open();
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
     const message = `${what} cannot be opened with the configured EARSHOT_SECRET_KEY: ${error.message}`;
-    return { send: async () => ({ ok: false, retryable: false, durationMs: 0, error: message }) };
+    return { ok: false, retryable: false, durationMs: 0, error: message };
   }
 }
 
@@ -124,19 +117,25 @@ async function prepareWebhook(
   created: DeliveryCreatedData,
   alert: Alert,
   connectionId: string,
+  facts: SendFacts,
   matches: ReadonlyMap<string, MatchedData>,
   lookups: Lookups,
 ): Promise<Preparation> {
   const destination = await lookups.webhook(deps, connectionId);
   if (!destination || destination.projectId !== alert.projectId)
-    return { skip: `webhook connection ${connectionId} does not exist` };
-  if (destination.revokedAt) return { skip: `webhook connection ${connectionId} was revoked` };
-  const secret = openOrFail(() => destination.secret, `webhook connection ${connectionId}'s signing secret`);
-  if (typeof secret !== 'string') return secret;
-  const body = webhookBody(created, matches);
-  const payloadSha256 = sha256Hex(body);
+    return { facts: { ...facts, connection: { status: 'missing' } }, send: notPrepared };
+  if (destination.revokedAt)
+    return { facts: { ...facts, connection: { status: 'revoked' } }, send: notPrepared };
   return {
+    facts: { ...facts, connection: { status: 'usable' } },
     async send() {
+      const secret = openOrFail(
+        () => destination.secret,
+        `webhook connection ${connectionId}'s signing secret`,
+      );
+      if (typeof secret !== 'string') return secret;
+      const body = webhookBody(created, matches);
+      const payloadSha256 = sha256Hex(body);
       const outcome = await sendWebhook(
         { url: destination.url, deliveryId: created.deliveryId, body, secret },
         deps.webhook,
@@ -159,21 +158,23 @@ async function prepareChat(
   created: DeliveryCreatedData,
   alert: Alert,
   target: { chatConnectionId: string; chatChannelId: string },
-  matches: MatchedData[],
+  facts: SendFacts,
   lookups: Lookups,
 ): Promise<Preparation> {
   const destination = await lookups.chat(deps, target.chatConnectionId);
   if (!destination || destination.project_id !== alert.projectId)
-    return { skip: `chat connection ${target.chatConnectionId} does not exist` };
-  if (destination.deletedAt) return { skip: `chat connection ${target.chatConnectionId} was deleted` };
-  const token = openOrFail(
-    () => destination.botToken,
-    `chat connection ${target.chatConnectionId}'s bot token`,
-  );
-  if (typeof token !== 'string') return token;
-  const notice = noticeOf(created, matches);
+    return { facts: { ...facts, connection: { status: 'missing' } }, send: notPrepared };
+  if (destination.deletedAt)
+    return { facts: { ...facts, connection: { status: 'deleted' } }, send: notPrepared };
   return {
+    facts: { ...facts, connection: { status: 'usable' } },
     async send() {
+      const token = openOrFail(
+        () => destination.botToken,
+        `chat connection ${target.chatConnectionId}'s bot token`,
+      );
+      if (typeof token !== 'string') return token;
+      const notice = noticeOf(created, facts.matches);
       const outcome = await postChatMessage(
         {
           token,
@@ -205,21 +206,13 @@ async function prepareEmail(
   created: DeliveryCreatedData,
   alert: Alert,
   emails: readonly string[],
-  matches: MatchedData[],
+  facts: SendFacts,
 ): Promise<Preparation> {
-  const current = new Map(
-    alert.notifications.flatMap((n) =>
-      n.type === 'EMAIL' ? [[n.email.trim().toLowerCase(), n.email] as const] : [],
-    ),
-  );
-  const recipients = emails.flatMap((email) => {
-    const now = current.get(email.trim().toLowerCase());
-    return now === undefined ? [] : [now];
-  });
-  if (recipients.length === 0) return { skip: 'no recipient of this delivery is still on the alert' };
-  const notice = noticeOf(created, matches);
+  const recipients = currentRecipients(alert, emails);
   return {
+    facts,
     async send() {
+      const notice = noticeOf(created, facts.matches);
       const started = performance.now();
       const results = await Promise.all(
         recipients.map(async (email): Promise<RecipientResult & { retryable: boolean }> => {

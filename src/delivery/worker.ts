@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type AlertEvent, type AlertState, alertStream, foldAlert } from '../alerts/alert.ts';
+import { type AlertState, loadAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
 import { Wakeup } from '../db/wakeup.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { type DeliveryOutcome, metrics } from '../observability/metrics.ts';
-import { decideAttempt, decideSkip, type NewDeliveryEvent } from './decide.ts';
+import { decide, toNewEvents } from './decide.ts';
 import {
   type DeliveryEvent,
   type DeliveryState,
@@ -14,6 +14,7 @@ import {
   deliveryStream,
   foldDelivery,
   isFinal,
+  toDeliveryEvent,
 } from './delivery.ts';
 import { loadMatches, type MatchedData } from './matched.ts';
 import { claimDeliveries, extendLeases, QUEUE_CHANNEL, rescheduleDelivery } from './queue.ts';
@@ -58,9 +59,7 @@ interface ClaimBatch {
 function alertState(deps: DelivererDeps, batch: ClaimBatch, alertId: string): Promise<AlertState> {
   let state = batch.alerts.get(alertId);
   if (!state) {
-    state = deps.store
-      .readStream(alertStream(alertId))
-      .then((events) => foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent)));
+    state = loadAlert(deps.store, alertId).then((loaded) => loaded.state);
     batch.alerts.set(alertId, state);
   }
   return state;
@@ -74,7 +73,7 @@ interface Loaded {
 async function loadDelivery(deps: DelivererDeps, deliveryId: string): Promise<Loaded> {
   const recorded = await deps.store.readStream(deliveryStream(deliveryId));
   return {
-    state: foldDelivery(recorded.map((e) => ({ type: e.type, data: e.data }) as DeliveryEvent)),
+    state: foldDelivery(recorded.map(toDeliveryEvent)),
     last: recorded.at(-1),
   };
 }
@@ -157,25 +156,30 @@ async function attempt(
     batch.matches,
   ]);
   const preparation = await prepareAttempt(deps.channels, delivery, alert, matches, batch.lookups);
-  let decided: NewDeliveryEvent[];
-  if ('skip' in preparation) {
-    decided = decideSkip(deliveryId, preparation.skip, deps.now());
-  } else {
-    const outcome = await preparation.send();
-    decided = decideAttempt(delivery, delivery.attempts + 1, outcome, {
-      now: deps.now(),
-      schedule: deps.schedule,
-      ...(deps.random && { random: deps.random }),
-    });
-  }
-
-  const next = foldDelivery(
-    decided.map((d) => d.event),
+  let decided: DeliveryEvent[] = decide(
+    { type: 'ScreenDelivery', data: { facts: preparation.facts, now: deps.now() } },
     state,
   );
+  if (decided.length === 0) {
+    const outcome = await preparation.send();
+    decided = decide(
+      {
+        type: 'RecordAttempt',
+        data: {
+          outcome,
+          now: deps.now(),
+          schedule: deps.schedule,
+          ...(deps.random && { random: deps.random }),
+        },
+      },
+      state,
+    );
+  }
+
+  const next = foldDelivery(decided, state);
   const append: Recording['append'] = {
     streamId: deliveryStream(deliveryId),
-    events: decided.map(({ id, event }) => ({ id, type: event.type, data: event.data })),
+    events: toNewEvents(decided),
     options: {
       expectedRevision: last!.revision,
       ...(last!.metadata.correlationId !== undefined && { correlationId: last!.metadata.correlationId }),
@@ -210,20 +214,6 @@ const FINAL_OUTCOME: Partial<Record<DeliveryStatus, DeliveryOutcome>> = {
 
 function countOutcome(channel: string, outcome: DeliveryOutcome | undefined) {
   if (outcome) metrics.deliveries.inc({ channel: channel.toLowerCase(), outcome });
-}
-
-/** Makes the next attempt of one claimed delivery and records it (tools, tests). */
-export async function attemptDelivery(
-  deps: DelivererDeps,
-  deliveryId: string,
-  owner: string,
-): Promise<AttemptResult> {
-  const recorder = createRecorder(deps, owner);
-  try {
-    return await startAttempts(deps, [deliveryId], recorder)[0]!;
-  } finally {
-    await recorder.close();
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { str } from '../http/route-schemas.ts';
 
 const TYPE_NAMES = {
   PERSON: { name: 'Person', slug: 'person' },
@@ -16,7 +17,6 @@ const TYPE_NAMES = {
   KNOWLEDGE_GRAPH_ENTITY: { name: 'Knowledge graph entity', slug: 'knowledge_graph_entity' },
 } as const;
 
-const str = { type: 'string' } as const;
 const entitySchema = {
   type: 'object',
   required: ['id', 'name', 'slug'],
@@ -212,7 +212,7 @@ export async function entityRoutes(app: FastifyInstance) {
     async (request) => {
       const { id } = request.params;
       const row = await findEntity(app.db, id);
-      if (!row) throw new NotFoundError(`No entity ${id}.`, 'entity_not_found');
+      if (!row) throw new NotFoundError('entity_not_found', `No entity ${id}.`);
       return toEntity(row);
     },
   );

@@ -122,7 +122,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     sendProblem(
       reply,
       toProblem(
-        new NotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`, 'route_not_found'),
+        new NotFoundError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
         request,
       ),
     ),

@@ -49,12 +49,13 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
       throw new UnauthorizedError();
     }
     const principal = await options.keys.verify(key);
-    if (!principal) throw new UnauthorizedError('The API key is not valid or has been revoked.');
+    if (!principal)
+      throw new UnauthorizedError('unauthorized', 'The API key is not valid or has been revoked.');
     if (mode === 'ingest' && principal.kind !== 'ingest')
-      throw new ForbiddenError('Ingestion needs an ingest key.', 'ingest_key_required');
+      throw new ForbiddenError('ingest_key_required', 'Ingestion needs an ingest key.');
     if (mode !== 'ingest' && principal.kind !== 'project') {
       if (mode === 'optional') return;
-      throw new ForbiddenError('Ingest keys reach /v1/ingest/* only.', 'project_key_required');
+      throw new ForbiddenError('project_key_required', 'Ingest keys reach /v1/ingest/* only.');
     }
     request.principal = principal;
   });
@@ -72,13 +73,13 @@ export function callerOf(request: FastifyRequest): Principal & { projectId: stri
 /** Project-scoped paths: a key of another project gets 403. */
 export function assertProjectAccess(request: FastifyRequest, projectId: string) {
   if (callerOf(request).projectId !== projectId)
-    throw new ForbiddenError('This API key is bound to another project.', 'project_forbidden');
+    throw new ForbiddenError('project_forbidden', 'This API key is bound to another project.');
 }
 
 /** Resources addressed by id: another project's resource is reported as missing (no existence leak). */
 export function assertOwned(request: FastifyRequest, ownerProjectId: string | undefined, what = 'Resource') {
   if (!ownerProjectId || callerOf(request).projectId !== ownerProjectId)
-    throw new NotFoundError(`${what} not found.`);
+    throw new NotFoundError('not_found', `${what} not found.`);
 }
 
 /** True when the caller is a member of the project (a valid key of it); for optional-auth routes. */

@@ -1,7 +1,121 @@
 import { uuidFromName } from '../ids.ts';
-import type { EntityUpserted, EpisodeTranscribed } from '../matching/types.ts';
 
-export type { EntityUpserted, EpisodeTranscribed };
+/**
+ * Ingestion payloads as producers send them (docs/matching.md and docs/kafka.md). Field names are the wire names;
+ * everything not listed as required there is optional. Every other capability imports them from here.
+ */
+export const ENTITY_TYPES = ['PERSON', 'COMPANY', 'KNOWLEDGE_GRAPH_ENTITY'] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+export interface EntityUpserted {
+  type: 'entity.upserted';
+  event_id: string;
+  occurred_at: string;
+  entity: {
+    id: string;
+    slug: string;
+    name: string;
+    entity_type: EntityType;
+    aliases?: string[];
+    description?: string;
+    image_url?: string;
+    wikipedia_url?: string;
+    company?: { domain?: string; ticker?: string };
+    person?: { title?: string; company?: string };
+  };
+}
+
+export interface TranscriptLine {
+  number: number;
+  speaker_id?: string;
+  speaker?: string;
+  role?: string;
+  start_seconds: number;
+  end_seconds: number;
+  text: string;
+}
+
+export interface EpisodeSpeaker {
+  id?: string;
+  name?: string;
+  role?: string;
+  entity_id?: string;
+  person_id?: string;
+  speaking_duration_seconds?: number;
+}
+
+export type MentionRelevance = 'on_target' | 'incidental';
+
+export interface ProducerMention {
+  entity_id: string;
+  entity_type?: EntityType;
+  lines?: number[];
+  variants?: string[];
+  relevance?: MentionRelevance;
+}
+
+export interface EpisodeSegment {
+  id: string;
+  title?: string;
+  type?: string;
+  number?: number;
+  start_line?: number;
+  end_line?: number;
+  start_seconds?: number;
+  end_seconds?: number;
+  description?: string;
+  summary?: string;
+}
+
+export interface EpisodeClip {
+  id: string;
+  title?: string;
+  type?: string;
+  start_seconds?: number;
+  end_seconds?: number;
+  engagement_score?: number;
+  description?: string;
+  intro_statement?: string;
+}
+
+export interface EpisodeTranscribed {
+  type: 'episode.transcribed';
+  event_id: string;
+  occurred_at: string;
+  podcast: {
+    id: string;
+    title: string;
+    slug?: string;
+    language?: string;
+    image_url?: string;
+    url?: string;
+    apple_podcasts_url?: string;
+    popularity?: number;
+    bias?: string;
+    explicit?: boolean;
+    publisher?: { id?: string; name?: string; slug?: string };
+  };
+  episode: {
+    id: string;
+    title: string;
+    published_at: string;
+    duration_seconds: number;
+    slug?: string;
+    description?: string;
+    language?: string;
+    audio_url?: string;
+    image_url?: string;
+    url?: string;
+    apple_podcasts_url?: string;
+    explicit?: boolean;
+    episode_number?: number;
+  };
+  speakers?: EpisodeSpeaker[];
+  transcript?: { language?: string; lines?: TranscriptLine[] };
+  mentions?: ProducerMention[];
+  segments?: EpisodeSegment[];
+  clips?: EpisodeClip[];
+}
 
 /** An event as a producer sends it (contracts.md §2). */
 export type IngestEvent = EntityUpserted | EpisodeTranscribed;

@@ -1,6 +1,6 @@
+import type { EpisodeTranscribed } from '../ingestion/events.ts';
 import { popularityBadge } from './popularity.ts';
 import type { MatchEpisodeBlock } from './streams.ts';
-import type { EpisodeTranscribed } from './types.ts';
 
 /** The episode block of a match, from the episode as ingested. */
 export function matchEpisodeBlock({ podcast, episode }: EpisodeTranscribed): MatchEpisodeBlock {

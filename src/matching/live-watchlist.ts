@@ -1,13 +1,14 @@
 import {
   ALERT_EVENT_TYPES,
   type Alert,
-  type AlertEvent,
   type AlertState,
   evolve,
   initialAlertState,
+  toAlertEvent,
 } from '../alerts/alert.ts';
 import type { RecordedEvent } from '../eventstore/port.ts';
-import type { EntityUpserted, WatchedAlert } from './types.ts';
+import type { EntityUpserted } from '../ingestion/events.ts';
+import type { WatchedAlert } from './types.ts';
 import { Watchlist } from './watchlist.ts';
 
 /** The events that change what the matcher watches. */
@@ -37,8 +38,8 @@ export function watchedAlertOf(
     filters: {
       ...(languages?.length ? { languages } : {}),
       ...(relevance ? { relevance } : {}),
-      ...(sourcePopularity?.length ? { source_popularity: sourcePopularity } : {}),
-      ...(speakerRoles?.length ? { speaker_roles: speakerRoles } : {}),
+      ...(sourcePopularity?.length ? { sourcePopularity } : {}),
+      ...(speakerRoles?.length ? { speakerRoles } : {}),
     },
   };
 }
@@ -86,13 +87,11 @@ export class LiveWatchlist {
   }
 
   private applyAlert(event: RecordedEvent): void {
-    const alertId = (event.data as { alertId: string }).alertId;
+    const alertEvent = toAlertEvent(event);
+    const alertId = alertEvent.data.alertId;
     const followed = this.alerts.get(alertId);
     if (followed && event.revision <= followed.revision) return;
-    const state = evolve(followed?.state ?? initialAlertState(), {
-      type: event.type,
-      data: event.data,
-    } as AlertEvent);
+    const state = evolve(followed?.state ?? initialAlertState(), alertEvent);
     if (state.status === 'initial') return;
     this.alerts.set(alertId, {
       state: slim(state),

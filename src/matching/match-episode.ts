@@ -1,19 +1,16 @@
-import type { AlertIndex } from './alert-index.ts';
-import { matchesLanguages } from './language.ts';
-import { matchId } from './match-id.ts';
-import type { PhraseDetector, PhraseHitHandler } from './phrase-detector.ts';
-import { meetsAnySourcePopularity } from './popularity.ts';
-import { SPEAKER_ROLES, type SpeakerRole, speakerRoleOrUnknown } from './roles.ts';
+import { onlyRelevant, passesSourceFilters, wantsSpeakerRole } from '../alerts/filters.ts';
 import type {
-  AlertMatchedData,
   EpisodeSpeaker,
   EpisodeTranscribed,
-  MatchWindow,
   MentionRelevance,
   ProducerMention,
   TranscriptLine,
-  WatchedAlert,
-} from './types.ts';
+} from '../ingestion/events.ts';
+import type { AlertIndex } from './alert-index.ts';
+import { matchId } from './match-id.ts';
+import type { PhraseDetector, PhraseHitHandler } from './phrase-detector.ts';
+import { SPEAKER_ROLES, type SpeakerRole, speakerRoleOrUnknown } from './roles.ts';
+import type { AlertMatchedData, MatchWindow, WatchedAlert } from './types.ts';
 import { buildWindows, lineRole, type WindowSources } from './windows.ts';
 
 /** Detected mentions are on_target from this many distinct mention lines on (or when named in the title/description). */
@@ -151,11 +148,10 @@ export function matchEpisode(episode: EpisodeTranscribed, context: MatchContext)
   for (const entityId of candidates) {
     for (const alert of index.alertsFor(entityId)) {
       const { filters } = alert;
-      if (!matchesLanguages(language, filters.languages ?? [])) continue;
-      if (!meetsAnySourcePopularity(popularity, filters.source_popularity ?? [])) continue;
+      if (!passesSourceFilters({ language, popularity }, filters)) continue;
       const evidence =
         alert.kind === 'ENTITY_MENTION'
-          ? mentionEvidence(entityId, filters.relevance === 'RELEVANT')
+          ? mentionEvidence(entityId, onlyRelevant(filters))
           : speakerEvidence(linked.get(entityId) ?? [], alert, sources);
       if (evidence === null) continue;
       results.push({
@@ -250,11 +246,9 @@ function speakerEvidence(
   alert: WatchedAlert,
   sources: WindowSources,
 ): MentionEvidence | null {
-  const allowed = alert.filters.speaker_roles;
-  const matched = speakers.filter((speaker) => {
-    const role = speakerRoleOrUnknown(speaker.role);
-    return role !== 'HOST' && (allowed === undefined || allowed.length === 0 || allowed.includes(role));
-  });
+  const matched = speakers.filter((speaker) =>
+    wantsSpeakerRole(alert.filters, speakerRoleOrUnknown(speaker.role)),
+  );
   if (matched.length === 0) return null;
   const ids = new Set<string>();
   const names = new Set<string>();

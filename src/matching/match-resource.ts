@@ -1,3 +1,4 @@
+import { str, strings } from '../http/route-schemas.ts';
 import type { AlertMatchedEventData, MatchEpisodeBlock } from './streams.ts';
 import type { MatchWindow } from './types.ts';
 
@@ -70,9 +71,6 @@ export function matchResource(
 ): MatchResource {
   return { ...matchListItem(data, llmSummary), episode: data.episode, windows: data.windows, deliveries };
 }
-
-const str = { type: 'string' } as const;
-const strings = { type: 'array', items: str } as const;
 
 export const episodeBlockSchema = {
   type: 'object',

@@ -1,7 +1,6 @@
-/** Podcast popularity tiers (contracts §3): popularity is the global percentile in [0, 1]. */
-export const SOURCE_POPULARITY_TIERS = ['TOP_PODCAST', 'VERY_POPULAR', 'POPULAR'] as const;
+import type { SourcePopularity } from '../alerts/values.ts';
 
-export type SourcePopularity = (typeof SOURCE_POPULARITY_TIERS)[number];
+/** Podcast popularity tiers (docs/matching.md): popularity is the global percentile in [0, 1]. */
 
 export type PopularityBadge = 'Top Podcast' | 'Very Popular' | 'Popular';
 

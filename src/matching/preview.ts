@@ -4,7 +4,7 @@ import { episodesPublishedBetween } from '../../projections/episodes/queries.ts'
 import type { EntityRef } from '../alerts/alert.ts';
 import { parseAlertPatch } from '../alerts/input.ts';
 import { entitiesReadModel } from '../alerts/service.ts';
-import type { AlertKind } from '../alerts/values.ts';
+import type { AlertKind, FilterSpeakerRole } from '../alerts/values.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '../errors.ts';
 import { uuidFromName } from '../ids.ts';
@@ -12,7 +12,6 @@ import { episodeLanguage, matchEpisodeBlock } from './episode-block.ts';
 import { matchEpisode } from './match-episode.ts';
 import { type MatchResource, matchResource } from './match-resource.ts';
 import { type PreviewLimits, PreviewSlots } from './preview-slots.ts';
-import type { SpeakerRole } from './roles.ts';
 import { singleAlertWatch } from './watchlist.ts';
 
 export const PREVIEW_RETENTION_MS = 60 * 60 * 1000;
@@ -34,7 +33,7 @@ export interface PreviewRequest {
   entityId: string;
   kind: AlertKind;
   languages: string[];
-  speakerRoles: SpeakerRole[];
+  speakerRoles: FilterSpeakerRole[];
 }
 
 export type PreviewStatus = 'in_progress' | 'completed' | 'failed';
@@ -164,7 +163,7 @@ export class PreviewService {
   async get(caller: PreviewCaller, id: string): Promise<PreviewResource> {
     const row = await this.find(id);
     if (!row || row.project_id !== caller.projectId)
-      throw new NotFoundError('Preview not found.', 'preview_not_found');
+      throw new NotFoundError('preview_not_found', 'Preview not found.');
     return resourceOf(row);
   }
 
@@ -367,7 +366,7 @@ async function sweepEpisodes(
       entityType: request.entityType,
       filters: {
         ...(request.languages.length ? { languages: request.languages } : {}),
-        ...(request.speakerRoles.length ? { speaker_roles: request.speakerRoles } : {}),
+        ...(request.speakerRoles.length ? { speakerRoles: request.speakerRoles } : {}),
       },
     },
     names,

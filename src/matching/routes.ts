@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { listAlertMatches, type MatchListFilters } from '../../projections/matches/queries.ts';
-import { type AlertEvent, type AlertFilters, alertStream, foldAlert } from '../alerts/alert.ts';
+import { type AlertFilters, loadAlert } from '../alerts/alert.ts';
 import type { Db } from '../db/db.ts';
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../errors.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { assertOwned, assertProjectAccess, callerOf } from '../http/auth.ts';
 import { pageOf, pageQuery, toPage } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { id, idParams, projectParams, str } from '../http/route-schemas.ts';
 import {
   episodeBlockSchema,
   type MatchDelivery,
@@ -32,13 +33,6 @@ export interface MatchingRoutesDeps {
   /** The deliveries of a match (the delivery pipeline's), for GET /v1/alerts/matches/{id}. */
   deliveriesOfMatch?: (db: Db, matchId: string) => Promise<MatchDelivery[]>;
 }
-
-const str = { type: 'string' } as const;
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
-} as const;
 
 const previewStarted = {
   type: 'object',
@@ -128,10 +122,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
         const alertId = request.params.id;
         // Folded from the stream rather than the read model: a just-created or just-changed alert
         // is seen at once. A deleted alert's history stays readable.
-        const events = await deps.store.readStream(alertStream(alertId));
-        const state = foldAlert(
-          events.map((event) => ({ type: event.type, data: event.data }) as AlertEvent),
-        );
+        const { state } = await loadAlert(deps.store, alertId);
         assertOwned(request, state.status === 'initial' ? undefined : state.alert.projectId, 'Alert');
         const { limit, cursor } = request.query;
         const position = cursor ? app.cursors.decode<ListPosition>(cursor) : undefined;
@@ -171,7 +162,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
         const matched = events.find((event) => event.type === ALERT_MATCHED)?.data as
           | AlertMatchedEventData
           | undefined;
-        if (!matched) throw new NotFoundError('Match not found.', 'match_not_found');
+        if (!matched) throw new NotFoundError('match_not_found', 'Match not found.');
         assertOwned(request, matched.projectId, 'Match');
         const summary = events.find((event) => event.type === ALERT_MATCH_SUMMARIZED)?.data as
           | AlertMatchSummarizedData
@@ -193,11 +184,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
             'returns the running or finished preview. relevance and source_popularity do not change the count. ' +
             'Answers 202 while the sweep runs (or waits for a slot), 200 when the result is already there, ' +
             '429 rate_limit_exceeded with Retry-After when the project or the process has too many sweeps.',
-          params: {
-            type: 'object',
-            required: ['projectId'],
-            properties: { projectId: { type: 'string', minLength: 1, maxLength: 64 } },
-          },
+          params: projectParams,
           querystring: {
             type: 'object',
             properties: {
@@ -265,7 +252,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
           params: {
             type: 'object',
             required: ['previewId'],
-            properties: { previewId: { type: 'string', minLength: 1, maxLength: 64 } },
+            properties: { previewId: id },
           },
           response: { 200: previewSchema, ...problemResponses(401, 404) },
         },

@@ -47,10 +47,6 @@ export interface AlertMatchSummarizedData {
   summarizedAt: string;
 }
 
-export type MatchEvent =
-  | { type: typeof ALERT_MATCHED; data: AlertMatchedEventData }
-  | { type: typeof ALERT_MATCH_SUMMARIZED; data: AlertMatchSummarizedData };
-
 /** The event id is the match id: appending the same match again is a no-op. */
 export const alertMatchedEvent = (
   data: AlertMatchedEventData,

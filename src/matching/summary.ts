@@ -1,5 +1,5 @@
+import type { EpisodeTranscribed } from '../ingestion/events.ts';
 import type { AlertMatchedEventData } from './streams.ts';
-import type { EpisodeTranscribed } from './types.ts';
 
 /**
  * Writes a match's llm_summary. Providers may call a model; the summarizer retries nothing and

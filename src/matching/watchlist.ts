@@ -1,6 +1,7 @@
+import type { EntityUpserted } from '../ingestion/events.ts';
 import { AlertIndex } from './alert-index.ts';
 import { PhraseDetector } from './phrase-detector.ts';
-import type { EntityUpserted, WatchedAlert } from './types.ts';
+import type { WatchedAlert } from './types.ts';
 
 /**
  * Keeps the alert index and the detector in step: the detector holds the names and aliases of

@@ -1,12 +1,6 @@
+import type { EpisodeClip, EpisodeSegment, EpisodeSpeaker, TranscriptLine } from '../ingestion/events.ts';
 import { normaliseSpeakerRole, type SpeakerRole } from './roles.ts';
-import type {
-  EpisodeClip,
-  EpisodeSegment,
-  EpisodeSpeaker,
-  MatchWindow,
-  TranscriptLine,
-  WindowLine,
-} from './types.ts';
+import type { MatchWindow, WindowLine } from './types.ts';
 
 /** Lines of context before and after each mention line (contracts §4). */
 export const WINDOW_CONTEXT_LINES = 2;

@@ -1,9 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-export type IngestResult = 'accepted' | 'duplicate' | 'rejected';
 /** How an event reached ingestion: the REST endpoint, a Kafka topic, or `earshot ingest FILE`. */
 export type IngestTransport = 'http' | 'kafka' | 'file';
-export type DeliveryChannel = 'email' | 'chat' | 'webhook';
 /**
  * delivered: the receiver took it. retry_scheduled: a retryable failure, another attempt is due.
  * abandoned: the retry budget is spent or the failure is permanent. skipped: nothing was sent on

@@ -21,7 +21,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest();
 export async function createKey(db: Queryable, input: { kind: KeyKind; projectId?: string }) {
   if (input.kind === 'project') {
     const { rowCount } = await db.query('select 1 from projects where id = $1', [input.projectId]);
-    if (rowCount === 0) throw new NotFoundError(`No project ${input.projectId}.`, 'project_not_found');
+    if (rowCount === 0) throw new NotFoundError('project_not_found', `No project ${input.projectId}.`);
   }
   const id = base62(16);
   const secret = base62(40);
@@ -38,7 +38,7 @@ export async function revokeKey(db: Queryable, id: string) {
     [id],
   );
   const row = rows[0];
-  if (!row) throw new NotFoundError(`No API key ${id}.`, 'key_not_found');
+  if (!row) throw new NotFoundError('key_not_found', `No API key ${id}.`);
   return { id: row.id, revoked_at: row.revoked_at.toISOString() };
 }
 

@@ -52,7 +52,7 @@ export async function createOrganization(db: Queryable, input: { name: string; p
 
 export async function getOrganization(db: Queryable, id: string) {
   const { rows } = await db.query<OrganizationRow>('select * from organizations where id = $1::text', [id]);
-  if (!rows[0]) throw new NotFoundError(`No organization ${id}.`, 'organization_not_found');
+  if (!rows[0]) throw new NotFoundError('organization_not_found', `No organization ${id}.`);
   return toOrganization(rows[0]);
 }
 
@@ -61,7 +61,7 @@ export async function setPlan(db: Queryable, id: string, plan: Plan) {
     'update organizations set plan = $2::text, updated_at = now() where id = $1::text returning *',
     [id, plan],
   );
-  if (!rows[0]) throw new NotFoundError(`No organization ${id}.`, 'organization_not_found');
+  if (!rows[0]) throw new NotFoundError('organization_not_found', `No organization ${id}.`);
   return toOrganization(rows[0]);
 }
 
@@ -75,7 +75,7 @@ export async function setAlertPacks(db: Queryable, id: string, quantity: number)
     'update organizations set alert_packs = $2::int, updated_at = now() where id = $1::text returning *',
     [id, quantity],
   );
-  if (!rows[0]) throw new NotFoundError(`No organization ${id}.`, 'organization_not_found');
+  if (!rows[0]) throw new NotFoundError('organization_not_found', `No organization ${id}.`);
   return toOrganization(rows[0]);
 }
 
@@ -121,12 +121,4 @@ export async function createProject(db: Queryable, input: { organizationId: stri
     name: row.name,
     created_at: row.created_at.toISOString(),
   };
-}
-
-export async function getProject(db: Queryable, id: string) {
-  const { rows } = await db.query<{ id: string; organization_id: string; name: string }>(
-    'select id, organization_id, name from projects where id = $1::text',
-    [id],
-  );
-  return rows[0] ?? null;
 }

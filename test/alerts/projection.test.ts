@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertsProjection } from '../../projections/alerts/projection.ts';
 import { findAlert, findDisableToken, listAlerts } from '../../projections/alerts/queries.ts';
-import { type AlertEvent, alertStream, foldAlert } from '../../src/alerts/alert.ts';
+import { alertStream, loadAlert } from '../../src/alerts/alert.ts';
 import { hashDisableToken } from '../../src/alerts/disable-tokens.ts';
 import { alertResource } from '../../src/alerts/resource.ts';
 import { createProject, verifyEmail } from '../../src/platform/organizations.ts';
@@ -34,13 +34,7 @@ const patchArbitrary = fc.record(
   { requiredKeys: [] },
 );
 
-async function folded(f: AlertsFixture, id: string) {
-  const events = await f.store.readStream(alertStream(id));
-  return {
-    state: foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent)),
-    revision: events.at(-1)!.revision,
-  };
-}
+const folded = (f: AlertsFixture, id: string) => loadAlert(f.store, id);
 
 describe.each(ENGINES)('the alerts read model on %s', (engine) => {
   let f: AlertsFixture;

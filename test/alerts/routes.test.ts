@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertEvent, alertStream, foldAlert } from '../../src/alerts/alert.ts';
+import { alertStream, loadAlert } from '../../src/alerts/alert.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
 import { alertBody, type HttpFixture, httpFixture } from './support.ts';
@@ -27,8 +27,7 @@ async function createAlert(tenant = f.a, overrides: Record<string, unknown> = {}
 
 /** The footer token of `email` on an alert, derived as the email sender would. */
 async function footerToken(alertId: string, email = 'ops@example.com') {
-  const events = await f.store.readStream(alertStream(alertId));
-  const state = foldAlert(events.map((e) => ({ type: e.type, data: e.data }) as AlertEvent));
+  const { state } = await loadAlert(f.store, alertId);
   if (state.status === 'initial') throw new Error('no alert');
   const token = state.alert.disableTokens[email]!;
   return f.capability.tokens.tokenFor(alertId, email, token.tokenId);

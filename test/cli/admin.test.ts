@@ -152,6 +152,18 @@ describe('earshot admin commands', () => {
     await store.close();
   });
 
+  it('ingests the first line of a file saved with a UTF-8 byte order mark', async () => {
+    const episode = episodeEvent();
+    const file = join(env.DATA_DIR!, 'bom.ndjson');
+    writeFileSync(file, `\uFEFF${JSON.stringify(episode)}\n`);
+    const result = await runCli(['ingest', file, '--json'], env);
+    expect(JSON.parse(result.stdout)).toEqual({ accepted: 1, duplicates: 0, rejected: 0 });
+    expect(result.code).toBe(0);
+    const store = createPostgresEventStore(testDb.db);
+    expect(await store.readStream(episodeStream(episode.episode.id))).toHaveLength(1);
+    await store.close();
+  });
+
   it('rebuilds the projections and reports the events applied', async () => {
     const result = await cli('projections', 'rebuild', 'entities');
     expect(result.json).toEqual({ rebuilt: ['entities'], events: 1 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decideSkip } from '../../src/delivery/decide.ts';
+import { toNewEvents } from '../../src/delivery/decide.ts';
 import { deliveryStream } from '../../src/delivery/delivery.ts';
 import { claimDeliveries } from '../../src/delivery/queue.ts';
 import { createRecorder, type Recording } from '../../src/delivery/recorder.ts';
@@ -29,11 +29,12 @@ describe('recording attempt outcomes', () => {
 
   const skipped = (deliveryId: string): Recording['append'] => ({
     streamId: deliveryStream(deliveryId),
-    events: decideSkip(deliveryId, 'recorded in a batch', f.clock.now()).map(({ id, event }) => ({
-      id,
-      type: event.type,
-      data: event.data,
-    })),
+    events: toNewEvents([
+      {
+        type: 'DeliverySkipped',
+        data: { deliveryId, reason: 'recorded in a batch', skippedAt: f.clock.now().toISOString() },
+      },
+    ]),
     options: { expectedRevision: 0 },
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveriesOfMatch } from '../../src/delivery/queries.ts';
+import { deliveriesOfMatch } from '../../projections/deliveries/queries.ts';
 import { createTenant } from '../support/platform.ts';
 import { type DeliveryFixture, deliveryFixture, deliveryRows, ENTITY_ID } from './support.ts';
 

@@ -39,6 +39,16 @@ describe('readEventLines', () => {
     expect(source.bytesRead()).toBe(source.totalBytes);
   });
 
+  it('reads the first line after a UTF-8 byte order mark as the event it holds', async () => {
+    const entity = JSON.stringify(entityEvent({ id: 'ent-bom', name: 'Bom' }));
+    const { lines } = await readAll(file(`\uFEFF${entity}\n${entity}\n`));
+    expect(lines.map((line) => [line.lineNumber, line.ok])).toEqual([
+      [1, true],
+      [2, true],
+    ]);
+    expect(lines[0]).toMatchObject({ ok: true, text: entity });
+  });
+
   it('reads an empty file as no lines', async () => {
     const { lines, source } = await readAll(file(''));
     expect(lines).toEqual([]);

@@ -1,4 +1,5 @@
-import type { EpisodeTranscribed, TranscriptLine, WatchedAlert } from '../../src/matching/types.ts';
+import type { EpisodeTranscribed, TranscriptLine } from '../../src/ingestion/events.ts';
+import type { WatchedAlert } from '../../src/matching/types.ts';
 
 /** A transcript whose line n (1-based) starts at 10·(n−1) s and lasts 8 s. */
 export function transcriptLines(

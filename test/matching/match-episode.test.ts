@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { matchEpisode } from '../../src/matching/match-episode.ts';
 import { matchId } from '../../src/matching/match-id.ts';
-import type { EpisodeTranscribed, WatchedAlert } from '../../src/matching/types.ts';
+import type { WatchedAlert } from '../../src/matching/types.ts';
 import { Watchlist } from '../../src/matching/watchlist.ts';
 import { episodeWith, fillerLines, transcriptLines, watched } from './episode-fixture.ts';
 
@@ -221,7 +222,7 @@ describe('matchEpisode: PODCAST_SPEAKER', () => {
   });
 
   it('keeps only speakers whose role is in speaker_roles', () => {
-    const watchlist = watchlistOf([jensen], [speakerAlert({ speaker_roles: ['PANELIST', 'CALLER'] })]);
+    const watchlist = watchlistOf([jensen], [speakerAlert({ speakerRoles: ['PANELIST', 'CALLER'] })]);
     expect(run(watchlist, guestEpisode('GUEST'))).toEqual([]);
     expect(run(watchlist, guestEpisode('panelist')).map((r) => r.roles)).toEqual([['PANELIST']]);
   });
@@ -264,11 +265,11 @@ describe('matchEpisode: filters', () => {
   });
 
   it('keeps podcasts that reach any listed popularity tier', () => {
-    expect(run(alertsFor({ source_popularity: ['VERY_POPULAR'] }), mentioned())).toHaveLength(1);
-    expect(run(alertsFor({ source_popularity: ['TOP_PODCAST'] }), mentioned())).toHaveLength(0);
-    expect(run(alertsFor({ source_popularity: ['TOP_PODCAST', 'POPULAR'] }), mentioned())).toHaveLength(1);
+    expect(run(alertsFor({ sourcePopularity: ['VERY_POPULAR'] }), mentioned())).toHaveLength(1);
+    expect(run(alertsFor({ sourcePopularity: ['TOP_PODCAST'] }), mentioned())).toHaveLength(0);
+    expect(run(alertsFor({ sourcePopularity: ['TOP_PODCAST', 'POPULAR'] }), mentioned())).toHaveLength(1);
     const unknown = mentioned({ podcast: { id: 'p', title: 't' } });
-    expect(run(alertsFor({ source_popularity: ['POPULAR'] }), unknown)).toHaveLength(0);
+    expect(run(alertsFor({ sourcePopularity: ['POPULAR'] }), unknown)).toHaveLength(0);
   });
 
   it('with RELEVANT, drops detected mentions that are incidental', () => {

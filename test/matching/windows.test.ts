@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeSpeaker } from '../../src/matching/types.ts';
+import type { EpisodeSpeaker } from '../../src/ingestion/events.ts';
 import { buildWindows } from '../../src/matching/windows.ts';
 import { fillerLines, transcriptLines } from './episode-fixture.ts';
 
