@@ -17,14 +17,26 @@ export interface EntityRow {
 const COLUMNS =
   'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
 
-/** By id, else by slug (the newest entity holding it). */
+/** A website domain as stored entities are matched on it: lower case, without scheme, www. or path. */
+export const domainOf = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[/?#].*$/, '');
+
+/** By id, else by slug (the newest entity holding it), else a company by its domain. */
 export async function findEntity(db: Queryable, idOrSlug: string): Promise<EntityRow | null> {
   const { rows } = await db.query<EntityRow>(
     `select ${COLUMNS} from entities where id = $1::text
      union all
      (select ${COLUMNS} from entities where slug = $1::text order by occurred_at desc limit 1)
+     union all
+     (select ${COLUMNS} from entities where lower(company->>'domain') = $2::text and $2::text <> ''
+       order by occurred_at desc limit 1)
      limit 1`,
-    [idOrSlug],
+    [idOrSlug, domainOf(idOrSlug)],
   );
   return rows[0] ?? null;
 }

@@ -6,6 +6,7 @@ import { normaliseSpeakerRole } from '../matching/roles.ts';
 import { unstorableText } from '../storable-text.ts';
 import { ajvErrorDetail } from '../validation-errors.ts';
 import type { IngestEvent } from './events.ts';
+import { type RankingCaptured, rankingRules } from './ranking-captured.ts';
 
 const schemaFile = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../schemas/events/${name}.json`, import.meta.url), 'utf8')) as object;
@@ -35,6 +36,7 @@ ajv.addFormat('date-time', (value: string) => {
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
+  'ranking.captured': ajv.compile(schemaFile('ranking.captured')),
 };
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
@@ -104,6 +106,7 @@ export function validateEvent(event: unknown, prefix = ''): ErrorDetail[] {
     );
   const unstorable = unstorableText(event, prefix);
   if (unstorable.length) return unstorable;
+  if (type === 'ranking.captured') return rankingRules(prefix, event as RankingCaptured);
   return type === 'episode.transcribed'
     ? episodeRules(prefix, event as Extract<IngestEvent, { type: 'episode.transcribed' }>)
     : [];

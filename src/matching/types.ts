@@ -20,9 +20,32 @@ export interface EntityUpserted {
     description?: string;
     image_url?: string;
     wikipedia_url?: string;
-    company?: { domain?: string; ticker?: string };
-    person?: { title?: string; company?: string };
+    company?: {
+      domain?: string;
+      ticker?: string;
+      cik?: string;
+      qid?: string;
+      description?: string;
+      image_url?: string;
+      image_mode?: 'AUTOMATIC' | 'CUSTOM' | 'NONE';
+    };
+    person?: {
+      title?: string;
+      company?: string;
+      image_url?: string;
+      current_role?: PersonRole;
+      roles?: PersonRole[];
+    };
+    external_links?: { platform: string; identifier?: string; url?: string }[];
   };
+}
+
+/** A person's role at a company; `current_role` has no `ended_at`. */
+export interface PersonRole {
+  company?: string;
+  title?: string;
+  started_at?: string;
+  ended_at?: string;
 }
 
 export interface TranscriptLine {
