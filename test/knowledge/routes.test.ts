@@ -122,7 +122,7 @@ describe.each(ENGINES)('people and companies on %s', (engine) => {
         name: 'X',
         entity_type: 'COMPANY',
         company: { cik: 'CIK1', qid: '182477', image_mode: 'SOMETIMES' as 'NONE' },
-        external_links: [{ url: 'https://x.example' } as { platform: string }],
+        external_links: [{ url: 'https://x.example' } as unknown as { platform: string }],
       });
       expect(validateEvent(bad, '/events/0').map((e) => e.location)).toEqual(
         expect.arrayContaining([
