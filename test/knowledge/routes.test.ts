@@ -135,6 +135,24 @@ describe.each(ENGINES)('people and companies on %s', (engine) => {
     });
   });
 
+  it('lists the people and companies routes in /openapi.json with their parameters', async () => {
+    const { paths } = (await app.inject({ url: '/openapi.json' })).json();
+    const names = (path: string) => paths[path].get.parameters.map((p: { name: string }) => p.name).sort();
+    expect(names('/v1/people')).toEqual(['company_id', 'cursor', 'limit', 'q']);
+    expect(names('/v1/people/{id}')).toEqual(['id']);
+    expect(names('/v1/companies')).toEqual([
+      'cik',
+      'cursor',
+      'domain',
+      'entity_id',
+      'limit',
+      'q',
+      'qid',
+      'ticker',
+    ]);
+    expect(names('/v1/companies/{id}')).toEqual(['id']);
+  });
+
   describe('GET /v1/people/{id}', () => {
     it('serves a person by id and by slug with roles and links', async () => {
       const byId = await get('/v1/people/ent-jensen');

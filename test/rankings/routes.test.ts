@@ -93,6 +93,20 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
   const ranks = (body: { data: { rank: number; podcast?: { id: string } }[] }) =>
     body.data.map((r) => [r.podcast?.id, r.rank]);
 
+  it('lists every rankings route in /openapi.json with its parameters and response schema', async () => {
+    const { paths } = (await app.inject({ url: '/openapi.json' })).json();
+    const names = (path: string) => paths[path].get.parameters.map((p: { name: string }) => p.name).sort();
+    expect(names('/v1/podcasts/{id}/rankings')).toEqual(['cursor', 'id', 'limit']);
+    expect(names('/v1/podcasts/rankings')).toEqual(
+      ['category_slug', 'chart_type', 'country', 'cursor', 'limit', 'max_rank', 'min_rank', 'source'].sort(),
+    );
+    expect(names('/v1/podcasts/rankings/movers')).toContain('window_days');
+    expect(names('/v1/podcasts/{id}/rankings/history')).toEqual(
+      ['category_slug', 'country', 'cursor', 'id', 'limit', 'since', 'source', 'until'].sort(),
+    );
+    expect(paths['/v1/podcasts/rankings'].get.responses['200']).toBeDefined();
+  });
+
   describe('GET /v1/podcasts/{id}/rankings', () => {
     it('lists every live appearance of the podcast, best rank first, all of them when limit is omitted', async () => {
       const response = await get('/v1/podcasts/pod-a/rankings');
