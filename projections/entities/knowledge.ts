@@ -15,11 +15,12 @@ const COLUMNS = `e.id, e.slug, e.name, e.entity_type, e.aliases, e.description, 
   e.company, e.person, e.external_links`;
 
 /**
- * Ranks a q match like entity search: exact (a name or alias), prefix, then fuzzy (trigram
- * similarity or a substring); $1 is the folded q or null, $2 the same escaped for LIKE.
+ * Matches q like entity search: trigram-similar to the names, or inside them (search_text holds
+ * every folded name and alias, so a prefix of any is inside it); both are answered by the trigram
+ * index. Ranked exact (a name or alias), prefix, then fuzzy. $1 is the folded q or null, $2 the
+ * same escaped for LIKE.
  */
-const Q_MATCHES = `($1::text is null or e.search_text % $1::text or e.search_text like '%' || $2::text || '%'
-  or exists (select 1 from entity_names n where n.entity_id = e.id and n.name like $2::text || '%'))`;
+const Q_MATCHES = `($1::text is null or e.search_text % $1::text or e.search_text like '%' || $2::text || '%')`;
 const Q_RANK = `case when $1::text is null then 0
   when exists (select 1 from entity_names n where n.entity_id = e.id and n.name = $1::text) then 0
   when exists (select 1 from entity_names n where n.entity_id = e.id and n.name like $2::text || '%') then 1
