@@ -82,7 +82,8 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
     ]);
     await catchUp(db, store, chartCapturesProjection);
     await catchUp(db, store, episodesProjection);
-  });
+    // Catching up waits for every older transaction in the cluster; a busy shared server is slow.
+  }, 180_000);
   afterAll(async () => {
     await app.close();
     await store.close();
