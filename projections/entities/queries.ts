@@ -10,7 +10,14 @@ export interface EntityRow {
   description: string | null;
   image_url: string | null;
   wikipedia_url: string | null;
-  company: { id?: string; domain?: string; ticker?: string } | null;
+  company: {
+    id?: string;
+    domain?: string;
+    ticker?: string;
+    description?: string;
+    image_url?: string;
+    image_mode?: 'AUTOMATIC' | 'CUSTOM' | 'NONE';
+  } | null;
   person: { id?: string; title?: string; company?: string; image_url?: string } | null;
 }
 

@@ -370,6 +370,23 @@ describe.each(ENGINES)('people and companies on %s', (engine) => {
       expect(await mentions('apple', 'company')).toEqual({ news_articles: 0, podcast_episodes: 0 });
     });
 
+    it("shows a company result as CompanyCompact, preferring the company's own description and logo", async () => {
+      const [nvidia] = (await get('/v1/entities/search', { q: 'nvda' })).json().data;
+      expect(nvidia.company).toEqual({
+        id: 'ent-nvidia',
+        name: 'NVIDIA',
+        description: 'Maker of GPUs.',
+        domain: 'nvidia.com',
+        image_url: 'https://img.example/nvidia.png',
+        image_mode: 'CUSTOM',
+        slug: 'nvidia',
+        ticker: 'NVDA',
+      });
+      const [amd] = (await get('/v1/entities/search', { q: 'amd.com' })).json().data;
+      expect(amd.company).toMatchObject({ image_mode: 'NONE' });
+      expect(amd.company).not.toHaveProperty('image_url');
+    });
+
     it('resolves a company domain on the entity read', async () => {
       const response = await get('/v1/entities/nvidia.com');
       expect(response.statusCode).toBe(200);
