@@ -21,6 +21,10 @@ export interface EntityRow {
   person: { id?: string; title?: string; company?: string; image_url?: string } | null;
 }
 
+/** A company's logo: its own, else the entity's image unless image_mode NONE forbids a fallback. */
+export const companyImage = (company: EntityRow['company'], entityImage: string | null | undefined) =>
+  company?.image_url ?? (company?.image_mode === 'NONE' ? undefined : (entityImage ?? undefined));
+
 const COLUMNS =
   'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
 

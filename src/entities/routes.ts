@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { fold } from '../../projections/entities/projection.ts';
 import {
+  companyImage,
   type EntityRow,
   findEntity,
   type SearchHit,
@@ -141,7 +142,7 @@ function toSearchResult(hit: SearchHit, podcastEpisodes: number) {
         name: hit.name,
         description: hit.company?.description ?? hit.description,
         domain: hit.company?.domain,
-        image_url: hit.company?.image_url ?? (hit.company?.image_mode === 'NONE' ? undefined : hit.image_url),
+        image_url: companyImage(hit.company, hit.image_url),
         image_mode: hit.company?.image_mode,
         slug: hit.slug,
         ticker: hit.company?.ticker,

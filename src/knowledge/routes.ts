@@ -7,6 +7,7 @@ import {
   listPeople,
 } from '../../projections/entities/knowledge.ts';
 import { fold } from '../../projections/entities/projection.ts';
+import { companyImage } from '../../projections/entities/queries.ts';
 import { compact } from '../entities/routes.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
@@ -91,7 +92,6 @@ export function toPerson(row: KnowledgeRow) {
 
 export function toCompany(row: KnowledgeRow) {
   const company = row.company ?? {};
-  const imageUrl = company.image_url ?? (company.image_mode === 'NONE' ? undefined : row.image_url);
   return compact({
     id: company.id ?? row.id,
     name: row.name,
@@ -99,7 +99,7 @@ export function toCompany(row: KnowledgeRow) {
     entity_id: row.id,
     description: company.description ?? row.description,
     domain: company.domain,
-    image_url: imageUrl,
+    image_url: companyImage(row.company, row.image_url),
     image_mode: company.image_mode,
     ticker: company.ticker,
     cik: company.cik,
