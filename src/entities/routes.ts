@@ -138,7 +138,7 @@ function toSearchResult(hit: SearchHit, podcastEpisodes: number) {
     return {
       ...base,
       company: compact({
-        id: hit.id,
+        id: hit.company?.id ?? hit.id,
         name: hit.name,
         description: hit.company?.description ?? hit.description,
         domain: hit.company?.domain,
