@@ -7,8 +7,10 @@ import { deliveryCapability } from './delivery/capability.ts';
 import { entityRoutes } from './entities/routes.ts';
 import { ingestionRoutes } from './ingestion/routes.ts';
 import { kafkaIngestionWorker } from './kafka/ingestion-worker.ts';
+import { knowledgeCapability } from './knowledge/capability.ts';
 import { matchingCapability } from './matching/capability.ts';
 import { observabilityRoutes } from './observability/routes.ts';
+import { rankingsCapability } from './rankings/capability.ts';
 import type { Capability, Runtime } from './runtime.ts';
 
 /** The one place that wires capabilities together. */
@@ -22,6 +24,8 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     },
     { name: 'entities', routes: [entityRoutes], projections: [entitiesProjection] },
     { name: 'episodes', projections: [episodesProjection] },
+    knowledgeCapability,
+    rankingsCapability,
     alertsCapability(runtime, {
       listChannels: async ({ botToken }) =>
         (await listChannels(botToken, slack)).map((c) => ({

@@ -61,23 +61,40 @@ export async function listAlertDeliveries(
  * deliveries and the digests that carried it, oldest first.
  */
 export async function deliveriesOfMatch(db: Queryable, matchId: string): Promise<MatchDelivery[]> {
+  return (await deliveriesOfMatches(db, [matchId])).get(matchId) ?? [];
+}
+
+/** The deliveries of each match, oldest first; sent_at and error_message are omitted when unknown. */
+export async function deliveriesOfMatches(
+  db: Queryable,
+  matchIds: readonly string[],
+): Promise<Map<string, MatchDelivery[]>> {
+  const byMatch = new Map<string, MatchDelivery[]>();
+  if (matchIds.length === 0) return byMatch;
   const { rows } = await db.query<
-    Pick<DeliveryRow, 'id' | 'channel' | 'status' | 'created_at' | 'sent_at' | 'error_message'>
+    Pick<DeliveryRow, 'id' | 'channel' | 'status' | 'created_at' | 'sent_at' | 'error_message'> & {
+      match_id: string;
+    }
   >(
-    `select d.id, d.channel, d.status, d.created_at, d.sent_at, d.error_message
+    `select m.match_id, d.id, d.channel, d.status, d.created_at, d.sent_at, d.error_message
        from delivery_matches m join deliveries d on d.id = m.delivery_id
-      where m.match_id = $1::text
+      where m.match_id = any($1::text[])
       order by d.created_at, d.id`,
-    [matchId],
+    [matchIds],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    channel: row.channel,
-    status: row.status,
-    created_at: row.created_at.toISOString(),
-    sent_at: row.sent_at?.toISOString() ?? null,
-    error_message: row.error_message,
-  }));
+  for (const row of rows) {
+    const list = byMatch.get(row.match_id) ?? [];
+    list.push({
+      id: row.id,
+      channel: row.channel,
+      status: row.status,
+      created_at: row.created_at.toISOString(),
+      ...(row.sent_at && { sent_at: row.sent_at.toISOString() }),
+      ...(row.error_message !== null && { error_message: row.error_message }),
+    });
+    byMatch.set(row.match_id, list);
+  }
+  return byMatch;
 }
 
 export interface DeliveredMatch {

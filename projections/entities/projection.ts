@@ -32,18 +32,19 @@ export const entitiesProjection: Projection = {
     const names = rows.map((row) => [row.entity.name, ...(row.entity.aliases ?? [])].map(fold));
     await tx.query(
       `insert into entities (id, slug, name, entity_type, aliases, description, image_url, wikipedia_url,
-                             company, person, occurred_at, search_names, search_text)
+                             company, person, external_links, occurred_at, search_names, search_text)
        select r.id, r.slug, r.name, r.entity_type, array(select jsonb_array_elements_text(r.aliases)),
-              r.description, r.image_url, r.wikipedia_url, r.company, r.person, r.occurred_at,
+              r.description, r.image_url, r.wikipedia_url, r.company, r.person, r.external_links, r.occurred_at,
               array(select jsonb_array_elements_text(r.search_names)), r.search_text
          from jsonb_to_recordset($1::jsonb) as r(
               id text, slug text, name text, entity_type text, aliases jsonb, description text,
-              image_url text, wikipedia_url text, company jsonb, person jsonb, occurred_at timestamptz,
+              image_url text, wikipedia_url text, company jsonb, person jsonb, external_links jsonb, occurred_at timestamptz,
               search_names jsonb, search_text text)
        on conflict (id) do update set
               slug = excluded.slug, name = excluded.name, entity_type = excluded.entity_type,
               aliases = excluded.aliases, description = excluded.description, image_url = excluded.image_url,
               wikipedia_url = excluded.wikipedia_url, company = excluded.company, person = excluded.person,
+              external_links = excluded.external_links,
               occurred_at = excluded.occurred_at, search_names = excluded.search_names,
               search_text = excluded.search_text, updated_at = now(),
               slug_claim = case when entities.slug = excluded.slug then entities.slug_claim else excluded.slug_claim end
@@ -61,6 +62,7 @@ export const entitiesProjection: Projection = {
             wikipedia_url: row.entity.wikipedia_url ?? null,
             company: row.entity.company ?? null,
             person: row.entity.person ?? null,
+            external_links: row.entity.external_links ?? [],
             occurred_at: row.occurred_at,
             search_names: names[i],
             search_text: names[i]!.join(' '),

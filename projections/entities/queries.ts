@@ -10,21 +10,44 @@ export interface EntityRow {
   description: string | null;
   image_url: string | null;
   wikipedia_url: string | null;
-  company: { id?: string; domain?: string; ticker?: string } | null;
+  company: {
+    id?: string;
+    domain?: string;
+    ticker?: string;
+    description?: string;
+    image_url?: string;
+    image_mode?: 'AUTOMATIC' | 'CUSTOM' | 'NONE';
+  } | null;
   person: { id?: string; title?: string; company?: string; image_url?: string } | null;
 }
+
+/** A company's logo: its own, else the entity's image unless image_mode NONE forbids a fallback. */
+export const companyImage = (company: EntityRow['company'], entityImage: string | null | undefined) =>
+  company?.image_url ?? (company?.image_mode === 'NONE' ? undefined : (entityImage ?? undefined));
 
 const COLUMNS =
   'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
 
-/** By id, else by slug (the entity that claimed it first: docs/matching.md, Entities and slugs). */
+/** A website domain as stored entities are matched on it: lower case, without scheme, www. or path. */
+export const domainOf = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^www\./, '')
+    .replace(/[/?#].*$/, '');
+
+/** By id, else by slug (the entity that claimed it first: docs/matching.md, Entities and slugs), else a company by its domain. */
 export async function findEntity(db: Queryable, idOrSlug: string): Promise<EntityRow | null> {
   const { rows } = await db.query<EntityRow>(
     `select ${COLUMNS} from entities where id = $1::text
      union all
      (select ${COLUMNS} from entities where slug = $1::text order by slug_claim limit 1)
+     union all
+     (select ${COLUMNS} from entities where lower(company->>'domain') = $2::text and $2::text <> ''
+       order by occurred_at desc limit 1)
      limit 1`,
-    [idOrSlug],
+    [idOrSlug, domainOf(idOrSlug)],
   );
   return rows[0] ?? null;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { findAlert } from '../../projections/alerts/queries.ts';
 import {
   type DeliveryPosition,
+  deliveriesOfMatches,
   deliveryAttempts,
   deliveryMatches,
   findDelivery,
@@ -264,7 +265,13 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
           view,
           hasMore,
           cursor: hasMore && last ? app.cursors.encode({ d: row.id, o: last.ordinal }) : undefined,
-          ...(member && { attempts: await deliveryAttempts(app.db, row.id) }),
+          ...(member && {
+            attempts: await deliveryAttempts(app.db, row.id),
+            deliveriesOfMatches: await deliveriesOfMatches(
+              app.db,
+              visible.map((m) => m.matchId),
+            ),
+          }),
         });
       },
     );

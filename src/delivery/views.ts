@@ -1,15 +1,23 @@
 import type { AttemptRow, DeliveredMatch, DeliveryRow } from '../../projections/deliveries/queries.ts';
+import type { MatchDelivery } from '../matching/match-resource.ts';
 import { compactMatch, fullMatch, publicMatch } from './match-view.ts';
 
 export type MatchView = 'summary' | 'detailed' | 'compact';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : undefined);
 
-function matchesOf(matches: readonly DeliveredMatch[], member: boolean, view: MatchView) {
+function matchesOf(
+  matches: readonly DeliveredMatch[],
+  member: boolean,
+  view: MatchView,
+  deliveries?: ReadonlyMap<string, MatchDelivery[]>,
+) {
   return matches.map((m) => {
     if (view === 'compact') return compactMatch(m.data);
     if (!member) return publicMatch(m.data);
-    return fullMatch(m.data, { summary: m.summary ?? undefined, windows: view === 'detailed' });
+    const full = fullMatch(m.data, { summary: m.summary ?? undefined, windows: view === 'detailed' });
+    // Like the single match read (GET /v1/alerts/matches/{id}), when the caller looked them up.
+    return deliveries ? { ...full, deliveries: deliveries.get(m.matchId) ?? [] } : full;
   });
 }
 
@@ -40,6 +48,8 @@ export function deliveryView(
     hasMore: boolean;
     cursor?: string | undefined;
     attempts?: readonly AttemptRow[];
+    /** Members' matches carry their deliveries, by match id. */
+    deliveriesOfMatches?: ReadonlyMap<string, MatchDelivery[]>;
   },
 ) {
   const { member } = options;
@@ -56,7 +66,7 @@ export function deliveryView(
     cadence: row.cadence,
     ...(window && { window }),
     match_count: row.match_count,
-    matches: matchesOf(matches, member, options.view),
+    matches: matchesOf(matches, member, options.view, options.deliveriesOfMatches),
     matches_has_more: options.hasMore,
     ...(options.cursor !== undefined && { matches_cursor: options.cursor }),
   };

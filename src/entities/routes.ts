@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { fold } from '../../projections/entities/projection.ts';
 import {
+  companyImage,
   type EntityRow,
   findEntity,
   type SearchHit,
   searchEntities,
 } from '../../projections/entities/queries.ts';
+import { episodeMentionCounts } from '../../projections/entity_mentions/queries.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
@@ -60,6 +62,7 @@ const searchResultSchema = {
         description: str,
         domain: str,
         image_url: str,
+        image_mode: { enum: ['AUTOMATIC', 'CUSTOM', 'NONE'] },
         slug: str,
         ticker: str,
       },
@@ -73,7 +76,7 @@ const searchResultSchema = {
 } as const;
 
 /** Drops nulls and empty objects, since optional fields are omitted when unknown. */
-function compact<T extends object>(value: T): T {
+export function compact<T extends object>(value: T): T {
   return Object.fromEntries(
     Object.entries(value).filter(
       ([, v]) =>
@@ -109,15 +112,15 @@ export function toEntity(row: EntityRow) {
   });
 }
 
-function toSearchResult(hit: SearchHit) {
+function toSearchResult(hit: SearchHit, podcastEpisodes: number) {
   const base = {
     type: TYPE_NAMES[hit.entity_type].slug,
     match_quality: hit.match_quality,
     id: hit.id,
     slug: hit.slug,
     name: hit.name,
-    // Mention counts come from a later read model; zero until then rather than absent.
-    mentions: { news_articles: 0, podcast_episodes: 0 },
+    // earshot ingests no news: news_articles is always 0 (docs/knowledge-graph.md).
+    mentions: { news_articles: 0, podcast_episodes: podcastEpisodes },
     social_links: [],
   };
   if (hit.entity_type === 'PERSON')
@@ -135,11 +138,12 @@ function toSearchResult(hit: SearchHit) {
     return {
       ...base,
       company: compact({
-        id: hit.id,
+        id: hit.company?.id ?? hit.id,
         name: hit.name,
-        description: hit.description,
+        description: hit.company?.description ?? hit.description,
         domain: hit.company?.domain,
-        image_url: hit.image_url,
+        image_url: companyImage(hit.company, hit.image_url),
+        image_mode: hit.company?.image_mode,
         slug: hit.slug,
         ticker: hit.company?.ticker,
       }),
@@ -188,7 +192,12 @@ export async function entityRoutes(app: FastifyInstance) {
         offset,
       });
       const hasMore = hits.length > limit;
-      const data = hits.slice(0, limit).map(toSearchResult);
+      const shown = hits.slice(0, limit);
+      const counts = await episodeMentionCounts(
+        app.db,
+        shown.map((hit) => hit.id),
+      );
+      const data = shown.map((hit) => toSearchResult(hit, counts.get(hit.id) ?? 0));
       return hasMore
         ? { data, has_more: true, cursor: app.cursors.encode({ q, t: type ?? null, o: offset + limit }) }
         : { data, has_more: false };

@@ -1,4 +1,7 @@
 import { uuidFromName } from '../ids.ts';
+import { chartKey, type RankingCaptured } from './ranking-captured.ts';
+
+export type { RankingCaptured };
 
 /**
  * Ingestion payloads as producers send them (docs/matching.md and docs/kafka.md). Field names are the wire names;
@@ -20,9 +23,32 @@ export interface EntityUpserted {
     description?: string;
     image_url?: string;
     wikipedia_url?: string;
-    company?: { domain?: string; ticker?: string };
-    person?: { title?: string; company?: string };
+    company?: {
+      domain?: string;
+      ticker?: string;
+      cik?: string;
+      qid?: string;
+      description?: string;
+      image_url?: string;
+      image_mode?: 'AUTOMATIC' | 'CUSTOM' | 'NONE';
+    };
+    person?: {
+      title?: string;
+      company?: string;
+      image_url?: string;
+      current_role?: PersonRole;
+      roles?: PersonRole[];
+    };
+    external_links?: { platform: string; identifier?: string; url?: string }[];
   };
+}
+
+/** A person's role at a company; `current_role` has no `ended_at`. */
+export interface PersonRole {
+  company?: string;
+  title?: string;
+  started_at?: string;
+  ended_at?: string;
 }
 
 export interface TranscriptLine {
@@ -118,19 +144,25 @@ export interface EpisodeTranscribed {
 }
 
 /** An event as a producer sends it (contracts.md §2). */
-export type IngestEvent = EntityUpserted | EpisodeTranscribed;
+export type IngestEvent = EntityUpserted | EpisodeTranscribed | RankingCaptured;
 
 /** The stored event type of each producer event type. */
 export const STORED_TYPE = {
   'entity.upserted': 'EntityUpserted',
   'episode.transcribed': 'EpisodeTranscribed',
+  'ranking.captured': 'RankingCaptured',
 } as const satisfies Record<IngestEvent['type'], string>;
 
 export const entityStream = (entityId: string) => `entity-${entityId}`;
 export const episodeStream = (episodeId: string) => `episode-${episodeId}`;
+export const chartStream = (key: string) => `chart-${key}`;
 
 export const streamOf = (event: IngestEvent) =>
-  event.type === 'entity.upserted' ? entityStream(event.entity.id) : episodeStream(event.episode.id);
+  event.type === 'entity.upserted'
+    ? entityStream(event.entity.id)
+    : event.type === 'ranking.captured'
+      ? chartStream(chartKey(event.chart))
+      : episodeStream(event.episode.id);
 
 /**
  * The stored event id of a producer's event_id: a UUID derived from it, so a repeated event_id

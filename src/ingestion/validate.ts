@@ -7,6 +7,7 @@ import { normaliseSpeakerRole } from '../matching/roles.ts';
 import { unstorableText } from '../storable-text.ts';
 import { ajvErrorDetail } from '../validation-errors.ts';
 import type { IngestEvent } from './events.ts';
+import { rankingRules } from './ranking-captured.ts';
 
 const schemaFile = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../schemas/events/${name}.json`, import.meta.url), 'utf8')) as object;
@@ -17,6 +18,7 @@ ajv.addFormat('date-time', isCallerDateTime);
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
+  'ranking.captured': ajv.compile(schemaFile('ranking.captured')),
 };
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];
@@ -123,5 +125,6 @@ export function validateEvent(event: unknown, prefix = '', now: Date = new Date(
   return [
     ...occurredAtRule(prefix, valid.occurred_at, now),
     ...(valid.type === 'episode.transcribed' ? episodeRules(prefix, valid) : []),
+    ...(valid.type === 'ranking.captured' ? rankingRules(prefix, valid) : []),
   ];
 }

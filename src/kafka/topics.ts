@@ -1,16 +1,19 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { IngestEvent } from '../ingestion/events.ts';
+import { chartKey } from '../ingestion/ranking-captured.ts';
 
 /** The ingestion topics (contracts.md §2). Tests pass their own names to stay apart. */
 export interface Topics {
   episodes: string;
   entities: string;
+  rankings: string;
   deadLetter: string;
 }
 
 export const TOPICS: Topics = {
   episodes: 'earshot.episodes',
   entities: 'earshot.entities',
+  rankings: 'earshot.rankings',
   deadLetter: 'earshot.dead-letter',
 };
 
@@ -19,15 +22,20 @@ export const TOPICS: Topics = {
  * episode (or entity) on one partition, so they are appended in the order they were produced.
  */
 export function routeEvent(event: IngestEvent, topics: Topics = TOPICS): { topic: string; key: string } {
+  if (event.type === 'ranking.captured') return { topic: topics.rankings, key: chartKey(event.chart) };
   return event.type === 'episode.transcribed'
     ? { topic: topics.episodes, key: event.episode.id }
     : { topic: topics.entities, key: event.entity.id };
 }
 
+/** The topics the ingestion worker consumes. */
+export const ingestTopics = (topics: Topics) => [topics.episodes, topics.entities, topics.rankings];
+
 /** The event type a topic carries, or undefined for a topic that carries no producer events. */
 export function eventTypeOfTopic(topic: string, topics: Topics = TOPICS): IngestEvent['type'] | undefined {
   if (topic === topics.episodes) return 'episode.transcribed';
   if (topic === topics.entities) return 'entity.upserted';
+  if (topic === topics.rankings) return 'ranking.captured';
   return undefined;
 }
 
@@ -39,6 +47,7 @@ export function topicsToCreate(topics: Topics = TOPICS): ITopicConfig[] {
   return [
     { topic: topics.episodes },
     { topic: topics.entities },
+    { topic: topics.rankings },
     { topic: topics.deadLetter, configEntries: [{ name: 'retention.ms', value: '-1' }] },
   ];
 }

@@ -28,8 +28,8 @@ export interface MatchDelivery {
   channel: string;
   status: string;
   created_at: string;
-  sent_at?: string | null;
-  error_message?: string | null;
+  sent_at?: string;
+  error_message?: string;
 }
 
 /** A match with its episode block and windows (single-match read). */
@@ -181,8 +181,8 @@ export const matchDeliverySchema = {
     channel: str,
     status: str,
     created_at: { type: 'string', format: 'date-time' },
-    sent_at: { type: ['string', 'null'], format: 'date-time' },
-    error_message: { type: ['string', 'null'] },
+    sent_at: { type: 'string', format: 'date-time' },
+    error_message: str,
   },
 } as const;
 

@@ -120,11 +120,20 @@ describe('delivery endpoints', () => {
     });
     expect(body.matches[0].windows).toHaveLength(1);
     expect(body.matches[0].episode.podcast_title).toBe('Chip Talk');
+    // Each match carries its deliveries like the single match read, optional fields omitted, not null.
+    expect(body.matches[0].deliveries).toEqual(await deliveriesOfMatch(f.db, matchId));
+    expect(body.matches[0].deliveries.map((d: { channel: string }) => d.channel).sort()).toEqual([
+      'CHAT',
+      'EMAIL',
+      'WEBHOOK',
+    ]);
+    for (const delivery of body.matches[0].deliveries) expect(delivery).not.toHaveProperty('error_message');
     expect(body.attempts).toEqual([
       expect.objectContaining({ attempt: 1, outcome: 'sent', status_code: 200 }),
     ]);
     const summary = await app.inject({ url: `/v1/alerts/deliveries/${byChannel.WEBHOOK}`, headers: member });
     expect(summary.json().matches[0].windows).toBeUndefined();
+    expect(summary.json().matches[0].deliveries).toHaveLength(3);
   });
 
   it('gives everyone else the reduced public payload with viewer_can_manage false', async () => {
@@ -230,7 +239,6 @@ describe('delivery endpoints', () => {
       status: 'SENT',
       created_at: expect.any(String),
       sent_at: expect.any(String),
-      error_message: null,
     });
   });
 

@@ -80,7 +80,12 @@ if (skipped) console.warn(`[kafka.test] Kafka transport suite skipped: ${skipped
 
 const topicsFor = (): Topics => {
   const run = randomUUID().slice(0, 8);
-  return { episodes: `t-${run}.episodes`, entities: `t-${run}.entities`, deadLetter: `t-${run}.dead-letter` };
+  return {
+    episodes: `t-${run}.episodes`,
+    entities: `t-${run}.entities`,
+    rankings: `t-${run}.rankings`,
+    deadLetter: `t-${run}.dead-letter`,
+  };
 };
 
 async function waitFor<T>(

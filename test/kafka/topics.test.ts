@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { eventTypeOfTopic, routeEvent, TOPICS, topicsToCreate } from '../../src/kafka/topics.ts';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+import { rankingEvent } from '../fixtures/rankings.ts';
 
 describe('topics', () => {
   it('are the names contracts.md gives', () => {
     expect(TOPICS).toEqual({
       episodes: 'earshot.episodes',
       entities: 'earshot.entities',
+      rankings: 'earshot.rankings',
       deadLetter: 'earshot.dead-letter',
     });
   });
@@ -19,9 +21,20 @@ describe('topics', () => {
     });
   });
 
+  it('route a chart capture by its chart key', () => {
+    expect(routeEvent(rankingEvent({ category: { slug: 'technology' } }))).toEqual({
+      topic: 'earshot.rankings',
+      key: 'apple/top_podcasts/us/technology',
+    });
+    expect(routeEvent(rankingEvent({ source: 'spotify', country: 'gb' })).key).toBe(
+      'spotify/top_podcasts/gb/',
+    );
+  });
+
   it('say which event type each ingestion topic carries, and none for the dead-letter topic', () => {
     expect(eventTypeOfTopic('earshot.episodes')).toBe('episode.transcribed');
     expect(eventTypeOfTopic('earshot.entities')).toBe('entity.upserted');
+    expect(eventTypeOfTopic('earshot.rankings')).toBe('ranking.captured');
     expect(eventTypeOfTopic('earshot.dead-letter')).toBeUndefined();
   });
 
@@ -29,6 +42,7 @@ describe('topics', () => {
     expect(topicsToCreate()).toEqual([
       { topic: 'earshot.episodes' },
       { topic: 'earshot.entities' },
+      { topic: 'earshot.rankings' },
       { topic: 'earshot.dead-letter', configEntries: [{ name: 'retention.ms', value: '-1' }] },
     ]);
   });

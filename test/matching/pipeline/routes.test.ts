@@ -45,7 +45,6 @@ describe('the match endpoints, from ingestion to the read model', () => {
               status: 'SENT',
               created_at: '2026-11-20T12:00:01.000Z',
               sent_at: '2026-11-20T12:00:02.000Z',
-              error_message: null,
             },
           ],
         }),
