@@ -1,6 +1,7 @@
 import { alertsProjection } from '../../projections/alerts/projection.ts';
 import type { ChannelLister } from '../connections/chat.ts';
-import { chatConnectionRoutes, webhookConnectionRoutes } from '../connections/routes.ts';
+import { chatConnectionRoutes } from '../connections/chat-routes.ts';
+import { webhookConnectionRoutes } from '../connections/webhook-routes.ts';
 import { createSecretBox, type SecretBox } from '../crypto/secret-box.ts';
 import type { Capability, Runtime } from '../runtime.ts';
 import { checkWebhookUrl, parseAllowCidrs } from '../webhooks/address-rule.ts';

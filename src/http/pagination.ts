@@ -1,3 +1,4 @@
+import { BadRequestError } from '../errors.ts';
 import type { CursorCodec } from './cursor.ts';
 
 /** Query properties every list route accepts (spec: limit 1–100, default 25; opaque cursor). */
@@ -42,4 +43,29 @@ export function toPage<Row, Item>(
   const last = shown.at(-1);
   if (hasMore && last !== undefined) page.cursor = cursors.encode(positionOf(last));
   return page;
+}
+
+/** Keyset position of a list ordered by creation, bound to the list (`p`) it was issued for. */
+interface ListPosition {
+  p: string;
+  c: string;
+  i: string;
+}
+
+export const listPosition = (list: string, createdAt: string, id: string): ListPosition => ({
+  p: list,
+  c: createdAt,
+  i: id,
+});
+
+/** Decodes a cursor of `listPosition`; a cursor of another list is 400 `invalid_cursor`. */
+export function decodeListPosition(cursors: CursorCodec, cursor: string | undefined, list: string) {
+  if (!cursor) return undefined;
+  const position = cursors.decode<ListPosition>(cursor);
+  if (position.p !== list) {
+    throw new BadRequestError('invalid_cursor', 'The cursor belongs to another list.', [
+      { location: 'query.cursor', message: 'issued for another list', value: cursor },
+    ]);
+  }
+  return { createdAt: position.c, id: position.i };
 }

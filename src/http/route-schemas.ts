@@ -19,3 +19,14 @@ export const projectParams = {
   required: ['projectId'],
   properties: { projectId: id },
 } as const;
+
+/** `/v1/projects/{projectId}/…/{id}` */
+export const projectItemParams = {
+  type: 'object',
+  required: ['projectId', 'id'],
+  properties: { projectId: id, id },
+} as const;
+
+export type ProjectRequest = { Params: { projectId: string } };
+export type ProjectItemRequest = { Params: { projectId: string; id: string } };
+export type PageRequest = { Querystring: { limit: number; cursor?: string } };
