@@ -1,8 +1,8 @@
-import { listChannels } from '../consumers/chat/channels.ts';
 import { deliveriesOfMatch } from '../projections/deliveries/queries.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
 import { alertsCapability } from './alerts/capability.ts';
+import { listChannels } from './chat/channels.ts';
 import { deliveryCapability } from './delivery/capability.ts';
 import { entityRoutes } from './entities/routes.ts';
 import { ingestionRoutes } from './ingestion/routes.ts';

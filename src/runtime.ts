@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { EventStore } from './eventstore/port.ts';
-import type { Projection } from './projections/projection.ts';
+import type { Projection } from './subscriptions/projection.ts';
 import type { Subscriber } from './subscriptions/subscriber.ts';
 
 /** The roles one process can take (`earshot serve --roles`). */

@@ -8,9 +8,9 @@ import { openEventStore } from './eventstore/open.ts';
 import { buildHttpApp, redactUrl } from './http/app.ts';
 import type { EarlyServer } from './http/early-server.ts';
 import { opsHandler } from './observability/ops-handler.ts';
-import { runProjection } from './projections/runner.ts';
 import type { Role, Runtime } from './runtime.ts';
 import { deriveKey, loadSecretKey } from './secret-key.ts';
+import { runProjection } from './subscriptions/projection-runner.ts';
 
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
   return pino(

@@ -12,8 +12,8 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { entityStream, storedEventId } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
-import { readConsumerCheckpoint, runConsumer } from '../../src/matching/consumer.ts';
 import type { WatchedAlert } from '../../src/matching/types.ts';
+import { readConsumerCheckpoint, runConsumer } from '../../src/subscriptions/consumer.ts';
 import type { SyntheticEntity } from './synthetic.ts';
 
 const DATABASE_URL =

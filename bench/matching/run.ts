@@ -12,12 +12,12 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import AhoCorasick from 'modern-ahocorasick';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
-import { AlertIndex } from '../../src/matching/alert-index.ts';
-import { matchEpisode } from '../../src/matching/match-episode.ts';
-import { PhraseDetector } from '../../src/matching/phrase-detector.ts';
-import { foldWords, normaliseText } from '../../src/matching/text-folding.ts';
+import { AlertIndex } from '../../src/matching/engine/alert-index.ts';
+import { matchEpisode } from '../../src/matching/engine/match-episode.ts';
+import { PhraseDetector } from '../../src/matching/engine/phrase-detector.ts';
+import { foldWords, normaliseText } from '../../src/matching/engine/text-folding.ts';
+import { Watchlist } from '../../src/matching/engine/watchlist.ts';
 import type { WatchedAlert } from '../../src/matching/types.ts';
-import { Watchlist } from '../../src/matching/watchlist.ts';
 import { measurePipeline } from './pipeline.ts';
 import { type SyntheticEntity, syntheticAlerts, syntheticEntities, syntheticEpisode } from './synthetic.ts';
 

@@ -7,13 +7,13 @@ import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent } from '../../src/eventstore/port.ts';
 import { episodeStream } from '../../src/ingestion/events.ts';
 import { MatchAppender } from '../../src/matching/append-matches.ts';
-import type { Consumer } from '../../src/matching/consumer.ts';
-import { episodeLanguage, matchEpisodeBlock } from '../../src/matching/episode-block.ts';
-import { watchedAlertOf } from '../../src/matching/live-watchlist.ts';
-import { matchEpisode } from '../../src/matching/match-episode.ts';
-import { singleAlertWatch } from '../../src/matching/watchlist.ts';
+import { episodeLanguage, matchEpisodeBlock } from '../../src/matching/engine/episode-block.ts';
+import { watchedAlertOf } from '../../src/matching/engine/live-watchlist.ts';
+import { matchEpisode } from '../../src/matching/engine/match-episode.ts';
+import { singleAlertWatch } from '../../src/matching/engine/watchlist.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
 import { readCheckpoint } from '../../src/subscriptions/checkpoints.ts';
+import type { Consumer } from '../../src/subscriptions/consumer.ts';
 
 /** Backfill window (interface spec Limits): episodes published in the 7 days before creation. */
 export const BACKFILL_DAYS = 7;

@@ -4,13 +4,13 @@ import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent, START } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { MatchAppender } from '../../src/matching/append-matches.ts';
-import type { Consumer } from '../../src/matching/consumer.ts';
-import { episodeLanguage, matchEpisodeBlock } from '../../src/matching/episode-block.ts';
-import { LiveWatchlist, WATCHLIST_EVENT_TYPES } from '../../src/matching/live-watchlist.ts';
-import { matchEpisode } from '../../src/matching/match-episode.ts';
+import { episodeLanguage, matchEpisodeBlock } from '../../src/matching/engine/episode-block.ts';
+import { LiveWatchlist, WATCHLIST_EVENT_TYPES } from '../../src/matching/engine/live-watchlist.ts';
+import { matchEpisode } from '../../src/matching/engine/match-episode.ts';
 import type { AlertMatchedData } from '../../src/matching/types.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
 import { metrics } from '../../src/observability/metrics.ts';
+import type { Consumer } from '../../src/subscriptions/consumer.ts';
 
 export interface RealtimeMatcherDeps {
   db: Db;

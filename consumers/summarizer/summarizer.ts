@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { findEpisode } from '../../projections/episodes/queries.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.ts';
-import type { Consumer } from '../../src/matching/consumer.ts';
 import {
   ALERT_MATCHED,
   type AlertMatchedEventData,
@@ -11,6 +10,7 @@ import {
 } from '../../src/matching/streams.ts';
 import type { SummaryProvider } from '../../src/matching/summary.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
+import type { Consumer } from '../../src/subscriptions/consumer.ts';
 
 export interface SummarizerDeps {
   db: Db;

@@ -7,7 +7,7 @@ import {
 } from '../../src/alerts/alert.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 import { ALERT_COLUMNS, type AlertRow, rowOf, stateFromRow } from './rows.ts';
 
 /**

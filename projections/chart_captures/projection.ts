@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import { type ChartEntry, chartKey, type RankingCaptured } from '../../src/ingestion/ranking-captured.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 
 /** What identifies a show across captures of one chart: its podcast id, else its directory id. */
 export const showKey = (entry: ChartEntry) =>

@@ -14,7 +14,7 @@ import {
   toDeliveryEvent,
 } from '../../src/delivery/delivery.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 
 /** The columns of a delivery row that change after creation. */
 interface StatusRow {

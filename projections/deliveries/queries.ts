@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db.ts';
 import type { Channel, DeliveryTarget, PublicStatus } from '../../src/delivery/delivery.ts';
 import type { MatchedData } from '../../src/delivery/matched.ts';
-import type { MatchDelivery } from '../../src/matching/match-resource.ts';
+import type { MatchDelivery } from '../../src/matching/http/match-resource.ts';
 
 export interface DeliveryRow {
   id: string;

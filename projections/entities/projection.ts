@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EntityUpserted } from '../../src/ingestion/events.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 
 export const fold = (text: string) =>
   text

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 
 /**
  * The episodes read model. A re-sent episode replaces the stored one unless it is older

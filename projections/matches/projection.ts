@@ -1,13 +1,13 @@
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
-import { primaryLanguageSubtag } from '../../src/matching/language.ts';
+import { primaryLanguageSubtag } from '../../src/matching/engine/language.ts';
 import {
   ALERT_MATCH_SUMMARIZED,
   ALERT_MATCHED,
   type AlertMatchedEventData,
   type AlertMatchSummarizedData,
 } from '../../src/matching/streams.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 
 /**
  * The matches read model: one row per AlertMatched (a replay inserts nothing), and the

@@ -1,10 +1,10 @@
 import { alertsProjection } from '../../projections/alerts/projection.ts';
-import type { ChannelLister } from '../connections/chat.ts';
-import { chatConnectionRoutes } from '../connections/chat-routes.ts';
-import { webhookConnectionRoutes } from '../connections/webhook-routes.ts';
+import type { ChannelLister } from '../chat/connections.ts';
+import { chatConnectionRoutes } from '../chat/routes.ts';
 import { createSecretBox, type SecretBox } from '../crypto/secret-box.ts';
 import type { Capability, Runtime } from '../runtime.ts';
 import { checkWebhookUrl, parseAllowCidrs } from '../webhooks/address-rule.ts';
+import { webhookConnectionRoutes } from '../webhooks/routes.ts';
 import { createDisableTokens, type DisableTokens } from './disable-tokens.ts';
 import { alertRoutes } from './routes.ts';
 import { AlertService, type EntityDirectory, entitiesReadModel } from './service.ts';

@@ -1,7 +1,7 @@
 import type { MentionRelevance } from '../ingestion/events.ts';
-import { matchesLanguages } from '../matching/language.ts';
-import { meetsAnySourcePopularity } from '../matching/popularity.ts';
-import type { SpeakerRole } from '../matching/roles.ts';
+import { matchesLanguages } from '../matching/engine/language.ts';
+import { meetsAnySourcePopularity } from '../matching/engine/popularity.ts';
+import type { SpeakerRole } from '../matching/engine/roles.ts';
 import type { Alert, AlertFilters } from './alert.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { ErrorDetail } from '../errors.ts';
 import { ValidationError } from '../errors.ts';
 import { ENTITY_TYPES } from '../ingestion/events.ts';
-import { normaliseSpeakerRole } from '../matching/roles.ts';
+import { normaliseSpeakerRole } from '../matching/engine/roles.ts';
 import type { AlertConfig, AlertFilters, EntityRef, Notification } from './alert.ts';
 import {
   ALERT_KINDS,

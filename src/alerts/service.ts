@@ -1,12 +1,12 @@
 import { findDisableToken } from '../../projections/alerts/queries.ts';
 import { findEntity } from '../../projections/entities/queries.ts';
-import { liveChatConnections } from '../connections/chat.ts';
-import { liveWebhookConnections } from '../connections/webhooks.ts';
+import { liveChatConnections } from '../chat/connections.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { BadRequestError, ConflictError, NotFoundError, WrongExpectedRevisionError } from '../errors.ts';
 import type { EventStore, ExpectedRevision, NewEvent } from '../eventstore/port.ts';
 import { base62 } from '../ids.ts';
 import { verifiedEmails } from '../platform/organizations.ts';
+import { liveWebhookConnections } from '../webhooks/connections.ts';
 import {
   type AlertEvent,
   type AlertState,

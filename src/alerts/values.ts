@@ -1,4 +1,4 @@
-import type { SpeakerRole } from '../matching/roles.ts';
+import type { SpeakerRole } from '../matching/engine/roles.ts';
 import type { Plan } from '../platform/organizations.ts';
 
 /** The closed value sets an alert configuration draws from (contracts.md §3). */

@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
+import { addChatConnection } from '../chat/connections.ts';
 import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
-import { addChatConnection } from '../connections/chat.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
@@ -19,11 +19,11 @@ import {
   setPlan,
   verifyEmail,
 } from '../platform/organizations.ts';
-import { projectionSubscriber, rebuildProjection } from '../projections/runner.ts';
 import { ROLES, type Role, type Runtime } from '../runtime.ts';
 import { closeRuntime, createLogger, openRuntime, startService } from '../service.ts';
 import { readCheckpoint } from '../subscriptions/checkpoints.ts';
 import { parkedCounts } from '../subscriptions/parked.ts';
+import { projectionSubscriber, rebuildProjection } from '../subscriptions/projection-runner.ts';
 import { retryParked } from '../subscriptions/runner.ts';
 import type { Subscriber } from '../subscriptions/subscriber.ts';
 import { ingestFile } from './ingest-file.ts';

@@ -1,12 +1,12 @@
 import { type DisableTokens, hashDisableToken } from '../alerts/disable-tokens.ts';
-import { TOKEN_PURPOSE } from '../connections/chat.ts';
-import { SECRET_PURPOSE } from '../connections/webhooks.ts';
+import { TOKEN_PURPOSE } from '../chat/connections.ts';
 import { type SecretBox, SecretBoxError } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
+import { SECRET_PURPOSE } from '../webhooks/connections.ts';
 
 /**
  * Every column holding values sealed by the secret box, with the purpose they are sealed for
- * (src/connections/webhooks.ts and chat.ts).
+ * (src/webhooks/connections.ts and chat.ts).
  */
 const SEALED = [
   { table: 'webhook_connections', column: 'secret_sealed', purpose: SECRET_PURPOSE },

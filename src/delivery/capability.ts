@@ -1,21 +1,21 @@
-import type { ChatClientOptions } from '../../consumers/chat/client.ts';
-import { createMailer, type Mailer } from '../../consumers/email/mailer.ts';
-import { createWebhookPools } from '../../consumers/webhook/pools.ts';
-import type { WebhookSenderOptions } from '../../consumers/webhook/send.ts';
+import { fanoutSubscriber, runFanout } from '../../consumers/delivery-fanout/fanout.ts';
+import { runDigestScheduler } from '../../consumers/digests/digests.ts';
 import { deliveriesProjection } from '../../projections/deliveries/projection.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
+import type { ChatClientOptions } from '../chat/client.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
+import { createMailer, type Mailer } from '../email/mailer.ts';
 import { metrics } from '../observability/metrics.ts';
 import type { Capability, Runtime } from '../runtime.ts';
 import { parseAllowCidrs } from '../webhooks/address-rule.ts';
-import { runDigestScheduler } from './digests.ts';
-import { fanoutSubscriber, runFanout } from './fanout.ts';
+import { createWebhookPools } from '../webhooks/pools.ts';
+import type { WebhookSenderOptions } from '../webhooks/send.ts';
+import { sendTestWebhooks } from '../webhooks/test-webhook.ts';
 import { createDeliveryIds } from './ids.ts';
-import { deliveryRoutes } from './routes.ts';
-import { parseRetrySchedule } from './schedule.ts';
-import type { ChannelDeps } from './send.ts';
-import { sendTestWebhooks } from './test-webhook.ts';
-import { type DelivererOptions, runDeliveryWorker } from './worker.ts';
+import { parseRetrySchedule } from './queue/schedule.ts';
+import type { ChannelDeps } from './queue/send.ts';
+import { type DelivererOptions, runDeliveryWorker } from './queue/worker.ts';
+import { deliveryRoutes } from './views/routes.ts';
 
 export interface DeliveryOptions {
   /** Overrides of the webhook sender's options (tests pass their CA as `ca`). */

@@ -20,7 +20,7 @@ import type {
 import { isFinal } from './delivery.ts';
 import { deliveryEventId } from './ids.ts';
 import type { MatchedData } from './matched.ts';
-import { type RetrySchedule, retryDelay } from './schedule.ts';
+import { type RetrySchedule, retryDelay } from './queue/schedule.ts';
 
 /**
  * The delivery decider (docs/delivery.md, "Delivery status"): every command one function, pure;

@@ -1,4 +1,4 @@
-import type { AlertNotice, MentionLine, NoticeMatch } from '../../consumers/email/notice.ts';
+import type { AlertNotice, MentionLine, NoticeMatch } from '../email/notice.ts';
 import type { DeliveryCreatedData } from './delivery.ts';
 import type { MatchedData } from './matched.ts';
 

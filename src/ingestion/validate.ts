@@ -3,7 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DATE_TIME_RULE, isCallerDateTime, utcInstant } from '../date-time.ts';
 import type { ErrorDetail } from '../errors.ts';
-import { normaliseSpeakerRole } from '../matching/roles.ts';
+import { normaliseSpeakerRole } from '../matching/engine/roles.ts';
 import { unstorableText } from '../storable-text.ts';
 import { ajvErrorDetail } from '../validation-errors.ts';
 import type { IngestEvent } from './events.ts';

@@ -1,14 +1,14 @@
 import { backfill } from '../../consumers/matcher/backfill.ts';
-import { runPreviewSweeper } from '../../consumers/matcher/previews.ts';
 import { realtimeMatcher } from '../../consumers/matcher/realtime.ts';
 import { summarizer } from '../../consumers/summarizer/summarizer.ts';
 import { matchesProjection } from '../../projections/matches/projection.ts';
 import type { Db } from '../db/db.ts';
 import type { Capability, Runtime, Worker } from '../runtime.ts';
-import { type Consumer, consumerSubscriber, runConsumer } from './consumer.ts';
-import type { MatchDelivery } from './match-resource.ts';
-import { PreviewService } from './preview.ts';
-import { matchingRoutes } from './routes.ts';
+import { type Consumer, consumerSubscriber, runConsumer } from '../subscriptions/consumer.ts';
+import type { MatchDelivery } from './http/match-resource.ts';
+import { matchingRoutes } from './http/routes.ts';
+import { PreviewService } from './previews/preview.ts';
+import { runPreviewSweeper } from './previews/sweeper.ts';
 import { extractiveSummaryProvider, type SummaryProvider } from './summary.ts';
 
 export interface MatchingOptions {

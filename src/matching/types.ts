@@ -1,7 +1,7 @@
 import type { AlertFilters } from '../alerts/alert.ts';
 import type { AlertKind } from '../alerts/values.ts';
 import type { EntityType, MentionRelevance } from '../ingestion/events.ts';
-import type { SpeakerRole } from './roles.ts';
+import type { SpeakerRole } from './engine/roles.ts';
 
 /** An active alert as the matcher sees it; paused and deleted alerts are not watched. */
 export interface WatchedAlert {

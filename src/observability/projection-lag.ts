@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.ts';
 import { type EventStore, START } from '../eventstore/port.ts';
-import type { Projection } from '../projections/projection.ts';
+import type { Projection } from '../subscriptions/projection.ts';
 
 /**
  * Events of each projection's types recorded after its checkpoint. A projection without a

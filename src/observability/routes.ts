@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Projection } from '../projections/projection.ts';
 import type { Runtime } from '../runtime.ts';
 import { parkedCounts } from '../subscriptions/parked.ts';
+import type { Projection } from '../subscriptions/projection.ts';
 import { httpMetrics } from './http-metrics.ts';
 import { type Metrics, metrics as processMetrics } from './metrics.ts';
 import { projectionLag } from './projection-lag.ts';

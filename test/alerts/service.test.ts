@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertStream } from '../../src/alerts/alert.ts';
 import { alertQuotaStream } from '../../src/alerts/quota.ts';
 import { AlertService, entitiesReadModel } from '../../src/alerts/service.ts';
-import { createWebhookConnection, revokeWebhookConnection } from '../../src/connections/webhooks.ts';
 import { EarshotError } from '../../src/errors.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
+import { createWebhookConnection, revokeWebhookConnection } from '../../src/webhooks/connections.ts';
 import { ENGINES } from '../support/db.ts';
 import { type AlertsFixture, alertBody, alertsFixture, ENTITY } from './support.ts';
 

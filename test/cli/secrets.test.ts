@@ -2,20 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addChatConnection } from '../../src/chat/connections.ts';
 import { resealSecrets } from '../../src/cli/secrets.ts';
-import { addChatConnection } from '../../src/connections/chat.ts';
-import {
-  createWebhookConnection,
-  rotateWebhookSecret,
-  type WebhookConnectionWithSecret,
-  webhookDestination,
-} from '../../src/connections/webhooks.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import { deliveryCapability } from '../../src/delivery/capability.ts';
 import type { Runtime } from '../../src/runtime.ts';
 import { type RunningService, startService } from '../../src/service.ts';
 import { checkWebhookUrl, parseAllowCidrs } from '../../src/webhooks/address-rule.ts';
+import {
+  createWebhookConnection,
+  rotateWebhookSecret,
+  type WebhookConnectionWithSecret,
+  webhookDestination,
+} from '../../src/webhooks/connections.ts';
 import { type DeliveryFixture, deliveryFixture, RECIPIENTS } from '../delivery/support.ts';
 import { eventually } from '../e2e/harness.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';

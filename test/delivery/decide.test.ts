@@ -15,7 +15,7 @@ import {
   foldDelivery,
 } from '../../src/delivery/delivery.ts';
 import type { MatchedData } from '../../src/delivery/matched.ts';
-import type { RetrySchedule } from '../../src/delivery/schedule.ts';
+import type { RetrySchedule } from '../../src/delivery/queue/schedule.ts';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const schedule: RetrySchedule = { delaysMs: [5_000, 60_000], jitter: 0 };

@@ -4,23 +4,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { createMailer } from '../../consumers/email/mailer.ts';
+import {
+  catchUpFanout,
+  FANOUT,
+  type FanoutDeps,
+  readCheckpoint,
+} from '../../consumers/delivery-fanout/fanout.ts';
 import { alertsProjection } from '../../projections/alerts/projection.ts';
 import { deliveriesProjection } from '../../projections/deliveries/projection.ts';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { createDisableTokens } from '../../src/alerts/disable-tokens.ts';
 import { AlertService, entitiesReadModel } from '../../src/alerts/service.ts';
+import { addChatConnection } from '../../src/chat/connections.ts';
 import { loadConfig } from '../../src/config.ts';
-import { addChatConnection } from '../../src/connections/chat.ts';
-import { createWebhookConnection } from '../../src/connections/webhooks.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { type DeliveryOptions, deliveryCapability } from '../../src/delivery/capability.ts';
-import { catchUpFanout, FANOUT, type FanoutDeps, readCheckpoint } from '../../src/delivery/fanout.ts';
 import { createDeliveryIds } from '../../src/delivery/ids.ts';
-import { claimDeliveries } from '../../src/delivery/queue.ts';
-import { createRecorder } from '../../src/delivery/recorder.ts';
-import { parseRetrySchedule } from '../../src/delivery/schedule.ts';
-import { type DelivererDeps, startAttempts } from '../../src/delivery/worker.ts';
+import { claimDeliveries } from '../../src/delivery/queue/queue.ts';
+import { createRecorder } from '../../src/delivery/queue/recorder.ts';
+import { parseRetrySchedule } from '../../src/delivery/queue/schedule.ts';
+import { type DelivererDeps, startAttempts } from '../../src/delivery/queue/worker.ts';
+import { createMailer } from '../../src/email/mailer.ts';
 import { comparePositions, START } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
@@ -29,6 +33,7 @@ import { verifyEmail } from '../../src/platform/organizations.ts';
 import type { Runtime } from '../../src/runtime.ts';
 import { deriveKey } from '../../src/secret-key.ts';
 import { checkWebhookUrl, parseAllowCidrs } from '../../src/webhooks/address-rule.ts';
+import { createWebhookConnection } from '../../src/webhooks/connections.ts';
 import { createTestDb } from '../support/db.ts';
 import { startHttpsReceiver } from '../support/https-receiver.ts';
 import { createTenant } from '../support/platform.ts';

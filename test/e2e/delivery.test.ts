@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addChatConnection } from '../../src/connections/chat.ts';
+import { addChatConnection } from '../../src/chat/connections.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { deliveryStream } from '../../src/delivery/delivery.ts';
 import { episodeStream } from '../../src/ingestion/events.ts';

@@ -12,9 +12,9 @@ import { type DeliveryOptions, deliveryCapability } from '../../src/delivery/cap
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { createKey } from '../../src/platform/keys.ts';
-import { runProjection } from '../../src/projections/runner.ts';
 import type { Capability, Runtime } from '../../src/runtime.ts';
 import { deriveKey } from '../../src/secret-key.ts';
+import { runProjection } from '../../src/subscriptions/projection-runner.ts';
 import { createTestDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 

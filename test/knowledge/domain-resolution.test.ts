@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { episodesProjection } from '../../projections/episodes/projection.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
-import { PreviewService } from '../../src/matching/preview.ts';
-import { matchingRoutes } from '../../src/matching/routes.ts';
+import { matchingRoutes } from '../../src/matching/http/routes.ts';
+import { PreviewService } from '../../src/matching/previews/preview.ts';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
-import { type PipelineFixture, pipelineFixture, project, silentLog } from '../matching/pipeline/support.ts';
+import { type PipelineFixture, pipelineFixture, project, silentLog } from '../matching/support.ts';
 
 describe('a company domain addresses the company in alerts and previews', () => {
   let f: PipelineFixture;

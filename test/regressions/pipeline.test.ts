@@ -1,18 +1,18 @@
 // Regressions found in review: each once stopped a read model or lost or hid a match.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { catchUpFanout } from '../../consumers/delivery-fanout/fanout.ts';
+import { scheduleDueDigests } from '../../consumers/digests/digests.ts';
 import { backfill } from '../../consumers/matcher/backfill.ts';
 import { realtimeMatcher } from '../../consumers/matcher/realtime.ts';
 import { deliveriesProjection } from '../../projections/deliveries/projection.ts';
 import { episodesProjection } from '../../projections/episodes/projection.ts';
-import { scheduleDueDigests } from '../../src/delivery/digests.ts';
-import { catchUpFanout } from '../../src/delivery/fanout.ts';
 import { validateEvent } from '../../src/ingestion/validate.ts';
-import { catchUpProjection } from '../../src/projections/runner.ts';
+import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts';
 import { deliveryFixture } from '../delivery/support.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { episodeWith } from '../matching/episode-fixture.ts';
-import { pipelineFixture, project, runUntilCaughtUp } from '../matching/pipeline/support.ts';
+import { pipelineFixture, project, runUntilCaughtUp } from '../matching/support.ts';
 import { createTestDb, TEST_DATABASE_URL } from '../support/db.ts';
 
 describe('text no read model can store', () => {

@@ -5,21 +5,21 @@ import { matchesProjection } from '../../projections/matches/projection.ts';
 import type { Db, Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore, type PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import {
   type Consumer,
   checkpointName,
   consumerSubscriber,
   runConsumer,
-} from '../../src/matching/consumer.ts';
-import { createMetrics } from '../../src/observability/metrics.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+} from '../../src/subscriptions/consumer.ts';
+import { listParked, parkedCounts } from '../../src/subscriptions/parked.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
 import {
   projectionSubscriber,
   readCheckpoint,
   rebuildProjection,
   runProjection,
-} from '../../src/projections/runner.ts';
-import { listParked, parkedCounts } from '../../src/subscriptions/parked.ts';
+} from '../../src/subscriptions/projection-runner.ts';
 import { retryParked } from '../../src/subscriptions/runner.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';

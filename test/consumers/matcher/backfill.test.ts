@@ -4,12 +4,7 @@ import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
 import { episodesProjection } from '../../../projections/episodes/projection.ts';
 import { alertStream } from '../../../src/alerts/alert.ts';
 import { episodeEvent } from '../../fixtures/events.ts';
-import {
-  type PipelineFixture,
-  pipelineFixture,
-  project,
-  runUntilCaughtUp,
-} from '../../matching/pipeline/support.ts';
+import { type PipelineFixture, pipelineFixture, project, runUntilCaughtUp } from '../../matching/support.ts';
 
 describe('the creation-time backfill', () => {
   let f: PipelineFixture;

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
 import type { EventStore } from '../../../src/eventstore/port.ts';
 import { episodeStream, storedEventId } from '../../../src/ingestion/events.ts';
-import { readConsumerCheckpoint, runConsumer } from '../../../src/matching/consumer.ts';
-import { matchId } from '../../../src/matching/match-id.ts';
+import { matchId } from '../../../src/matching/engine/match-id.ts';
 import { type AlertMatchedEventData, matchStream } from '../../../src/matching/streams.ts';
+import { readConsumerCheckpoint, runConsumer } from '../../../src/subscriptions/consumer.ts';
 import { episodeEvent } from '../../fixtures/events.ts';
-import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/pipeline/support.ts';
+import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
 
 describe('the realtime matcher', () => {
   let f: PipelineFixture;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
 import { summarizer } from '../../../consumers/summarizer/summarizer.ts';
-import { matchId } from '../../../src/matching/match-id.ts';
+import { matchId } from '../../../src/matching/engine/match-id.ts';
 import { matchStream } from '../../../src/matching/streams.ts';
 import { extractiveSummaryProvider, type SummaryProvider } from '../../../src/matching/summary.ts';
 import { episodeEvent } from '../../fixtures/events.ts';
-import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/pipeline/support.ts';
+import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
 
 describe('the summarizer', () => {
   let f: PipelineFixture;

@@ -1,0 +1,139 @@
+import type { Queryable } from '../../db/db.ts';
+
+/** NOTIFY channel: new or rescheduled work in delivery_queue. */
+export const QUEUE_CHANNEL = 'earshot_delivery_queue';
+
+export interface QueuedDelivery {
+  deliveryId: string;
+  dueAt: Date;
+}
+
+/** Adds deliveries to the queue; one already queued keeps its row. */
+export async function enqueueDeliveries(q: Queryable, items: readonly QueuedDelivery[]): Promise<void> {
+  if (items.length === 0) return;
+  await q.query(
+    `insert into delivery_queue (delivery_id, due_at)
+     select * from unnest($1::text[], $2::timestamptz[])
+     on conflict (delivery_id) do nothing`,
+    [items.map((item) => item.deliveryId), items.map((item) => item.dueAt.toISOString())],
+  );
+}
+
+/**
+ * Leases up to `limit` due deliveries that nobody holds. SKIP LOCKED lets several processes claim
+ * at once without waiting on each other or taking the same row; a lease that runs out (its holder
+ * died) makes the row claimable again. Leases run on the database's clock, shared by all processes.
+ */
+export async function claimDeliveries(
+  q: Queryable,
+  options: { owner: string; now: Date; limit: number; leaseMs: number },
+): Promise<string[]> {
+  const { rows } = await q.query<{ delivery_id: string }>(
+    `update delivery_queue q
+        set lease_owner = $1::text, lease_until = clock_timestamp() + $4::int * interval '1 millisecond'
+      where q.delivery_id in (
+        select delivery_id from delivery_queue
+         where due_at <= $2::timestamptz and (lease_until is null or lease_until < clock_timestamp())
+         order by due_at
+         limit $3::int
+         for update skip locked)
+      returning q.delivery_id`,
+    [options.owner, options.now.toISOString(), options.limit, options.leaseMs],
+  );
+  return rows.map((row) => row.delivery_id);
+}
+
+/** Keeps the holder's leases alive while it works. */
+export async function extendLeases(q: Queryable, owner: string, ids: readonly string[], leaseMs: number) {
+  if (ids.length === 0) return;
+  await q.query(
+    `update delivery_queue set lease_until = clock_timestamp() + $3::int * interval '1 millisecond'
+      where lease_owner = $1::text and delivery_id = any($2::text[])`,
+    [owner, ids, leaseMs],
+  );
+}
+
+/** Next attempt at `dueAt`; the lease is given up. Only the holder can. */
+export async function rescheduleDelivery(
+  q: Queryable,
+  owner: string,
+  id: string,
+  dueAt: Date,
+  attempts?: number,
+) {
+  await q.query(
+    `update delivery_queue
+        set due_at = $3::timestamptz, attempts = coalesce($4::int, attempts), lease_owner = null, lease_until = null
+      where delivery_id = $1::text and lease_owner = $2::text`,
+    [id, owner, dueAt.toISOString(), attempts ?? null],
+  );
+}
+
+export interface QueueSettlement {
+  /** Nothing left to attempt: the rows go. */
+  complete: readonly string[];
+  /** Next attempt at `dueAt`; the lease is given up. Only the holder's rows change. */
+  reschedule: ReadonlyArray<{ deliveryId: string; dueAt: Date; attempts?: number }>;
+  /** Leases given back untouched (another process recorded the delivery first). */
+  release: readonly string[];
+}
+
+/**
+ * Settles the queue rows of many finished attempts in one statement. Each delivery id appears in
+ * at most one of the lists (a row modified twice in one statement is undefined behaviour).
+ */
+export async function settleDeliveries(q: Queryable, owner: string, settlement: QueueSettlement) {
+  const { complete, reschedule, release } = settlement;
+  if (complete.length + reschedule.length + release.length === 0) return;
+  await q.query(
+    `with done as (
+       delete from delivery_queue where delivery_id = any($1::text[])
+     ), later as (
+       update delivery_queue q
+          set due_at = r.due_at, attempts = coalesce(r.attempts, q.attempts), lease_owner = null, lease_until = null
+         from unnest($2::text[], $3::timestamptz[], $4::int[]) as r(delivery_id, due_at, attempts)
+        where q.delivery_id = r.delivery_id and q.lease_owner = $6::text
+     ), released as (
+       update delivery_queue set lease_owner = null, lease_until = null
+        where delivery_id = any($5::text[]) and lease_owner = $6::text
+     )
+     select 1`,
+    [
+      complete,
+      reschedule.map((r) => r.deliveryId),
+      reschedule.map((r) => r.dueAt.toISOString()),
+      reschedule.map((r) => r.attempts ?? null),
+      release,
+      owner,
+    ],
+  );
+}
+
+/** The delivery has nothing left to attempt. */
+export async function completeDelivery(q: Queryable, id: string) {
+  await q.query('delete from delivery_queue where delivery_id = $1::text', [id]);
+}
+
+/**
+ * Takes a queued delivery away from the workers, unless one holds it now. True when it is no
+ * longer queued (taken or never there), false when a worker is on it.
+ */
+export async function withdrawDelivery(q: Queryable, id: string): Promise<boolean> {
+  const { rows } = await q.query<{ held: boolean }>(
+    `with gone as (
+       delete from delivery_queue
+        where delivery_id = $1::text and (lease_until is null or lease_until < clock_timestamp())
+        returning 1)
+     select exists (select 1 from delivery_queue where delivery_id = $1::text and not exists (select 1 from gone)) as held`,
+    [id],
+  );
+  return !rows[0]?.held;
+}
+
+/** When the earliest unleased row falls due (to sleep until then). */
+export async function nextDueAt(q: Queryable): Promise<Date | null> {
+  const { rows } = await q.query<{ due_at: Date | null }>(
+    'select min(due_at) as due_at from delivery_queue where lease_until is null or lease_until < clock_timestamp()',
+  );
+  return rows[0]?.due_at ?? null;
+}

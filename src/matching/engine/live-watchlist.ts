@@ -1,0 +1,112 @@
+import {
+  ALERT_EVENT_TYPES,
+  type Alert,
+  type AlertState,
+  evolve,
+  initialAlertState,
+  toAlertEvent,
+} from '../../alerts/alert.ts';
+import type { RecordedEvent } from '../../eventstore/port.ts';
+import type { EntityUpserted } from '../../ingestion/events.ts';
+import type { WatchedAlert } from '../types.ts';
+import { Watchlist } from './watchlist.ts';
+
+/** The events that change what the matcher watches. */
+export const WATCHLIST_EVENT_TYPES: readonly string[] = [...ALERT_EVENT_TYPES, 'EntityUpserted'];
+
+const ALERT_TYPES: ReadonlySet<string> = new Set(ALERT_EVENT_TYPES);
+
+interface Followed {
+  state: AlertState;
+  revision: number;
+  /** Position of the AlertCreated event. */
+  createdAt: string;
+}
+
+/** The matcher's view of an alert: filters in the engine's (wire) names. */
+export function watchedAlertOf(
+  alert: Pick<Alert, 'id' | 'projectId' | 'organizationId' | 'kind' | 'entity' | 'filters'>,
+): WatchedAlert {
+  const { languages, relevance, sourcePopularity, speakerRoles } = alert.filters;
+  return {
+    alertId: alert.id,
+    projectId: alert.projectId,
+    organizationId: alert.organizationId,
+    kind: alert.kind,
+    entityId: alert.entity.entityId,
+    entityType: alert.entity.entityType,
+    filters: {
+      ...(languages?.length ? { languages } : {}),
+      ...(relevance ? { relevance } : {}),
+      ...(sourcePopularity?.length ? { sourcePopularity } : {}),
+      ...(speakerRoles?.length ? { speakerRoles } : {}),
+    },
+  };
+}
+
+/**
+ * A Watchlist kept up to date from alert and entity events, applied in store order. Alerts are
+ * folded with the alerts decider's own evolve (so "active" means what it means there); only
+ * active alerts are watched. Replayed events (a stream revision already folded, an entity version
+ * older than the one held) change nothing.
+ */
+export class LiveWatchlist {
+  readonly watchlist = new Watchlist();
+  private readonly alerts = new Map<string, Followed>();
+  private readonly entityVersions = new Map<string, number>();
+
+  get index() {
+    return this.watchlist.index;
+  }
+
+  get detector() {
+    return this.watchlist.detector;
+  }
+
+  /** True for the event types this watchlist follows. */
+  follows(type: string): boolean {
+    return type === 'EntityUpserted' || ALERT_TYPES.has(type);
+  }
+
+  apply(event: RecordedEvent): void {
+    if (event.type === 'EntityUpserted') this.applyEntity(event.data as EntityUpserted);
+    else if (ALERT_TYPES.has(event.type)) this.applyAlert(event);
+  }
+
+  /** Position of the alert's AlertCreated, when the alert is known. */
+  createdPositionOf(alertId: string): string | undefined {
+    return this.alerts.get(alertId)?.createdAt;
+  }
+
+  private applyEntity(data: EntityUpserted): void {
+    const seen = this.entityVersions.get(data.entity.id);
+    const version = Date.parse(data.occurred_at);
+    if (seen !== undefined && seen > version) return;
+    this.entityVersions.set(data.entity.id, version);
+    this.watchlist.upsertEntity(data.entity);
+  }
+
+  private applyAlert(event: RecordedEvent): void {
+    const alertEvent = toAlertEvent(event);
+    const alertId = alertEvent.data.alertId;
+    const followed = this.alerts.get(alertId);
+    if (followed && event.revision <= followed.revision) return;
+    const state = evolve(followed?.state ?? initialAlertState(), alertEvent);
+    if (state.status === 'initial') return;
+    this.alerts.set(alertId, {
+      state: slim(state),
+      revision: event.revision,
+      createdAt: event.type === 'AlertCreated' ? event.position : (followed?.createdAt ?? event.position),
+    });
+    if (state.status === 'active') this.watchlist.putAlert(watchedAlertOf(state.alert));
+    else this.watchlist.removeAlert(alertId);
+  }
+}
+
+/** Only what matching needs stays in memory (100,000 alerts). */
+function slim(state: Exclude<AlertState, { status: 'initial' }>): AlertState {
+  return {
+    status: state.status,
+    alert: { ...state.alert, title: '', description: null, notifications: [], disableTokens: {} },
+  };
+}

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../../src/db/db.ts';
+import {
+  claimDeliveries,
+  completeDelivery,
+  enqueueDeliveries,
+  nextDueAt,
+  rescheduleDelivery,
+  withdrawDelivery,
+} from '../../../src/delivery/queue/queue.ts';
+import { createDb, ENGINES } from '../../support/db.ts';
+
+describe.each(ENGINES)('delivery queue on %s', (engine) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, drop } = await createDb(engine));
+  });
+  afterAll(async () => {
+    await drop?.();
+  });
+  const now = new Date('2026-11-20T10:00:00Z');
+
+  it('hands each due delivery to one claimer at a time and takes it back when the lease runs out', async () => {
+    await enqueueDeliveries(db, [
+      { deliveryId: 'a', dueAt: now },
+      { deliveryId: 'b', dueAt: now },
+      { deliveryId: 'later', dueAt: new Date(now.getTime() + 60_000) },
+    ]);
+    await enqueueDeliveries(db, [{ deliveryId: 'a', dueAt: new Date(0) }]); // already queued: kept as is
+    const [first, second] = await Promise.all([
+      claimDeliveries(db, { owner: 'one', now, limit: 10, leaseMs: 60_000 }),
+      claimDeliveries(db, { owner: 'two', now, limit: 10, leaseMs: 60_000 }),
+    ]);
+    expect([...first!, ...second!].sort()).toEqual(['a', 'b']);
+    expect(await claimDeliveries(db, { owner: 'three', now, limit: 10, leaseMs: 60_000 })).toEqual([]);
+
+    await db.query(
+      `update delivery_queue set lease_until = clock_timestamp() - interval '1 second' where delivery_id = 'a'`,
+    );
+    expect(await claimDeliveries(db, { owner: 'three', now, limit: 10, leaseMs: 60_000 })).toEqual(['a']);
+  });
+
+  it('reschedules only for the holder, withdraws only what nobody holds, and completes', async () => {
+    await rescheduleDelivery(db, 'not-the-holder', 'a', new Date(now.getTime() + 5_000), 1);
+    expect(await withdrawDelivery(db, 'a')).toBe(false); // 'three' holds it
+    await rescheduleDelivery(db, 'three', 'a', new Date(now.getTime() + 5_000), 1);
+    expect(await claimDeliveries(db, { owner: 'four', now, limit: 10, leaseMs: 60_000 })).toEqual([]);
+    expect((await nextDueAt(db))?.toISOString()).toBe('2026-11-20T10:00:05.000Z');
+    expect(await withdrawDelivery(db, 'a')).toBe(true);
+    expect(await withdrawDelivery(db, 'never-queued')).toBe(true);
+    await completeDelivery(db, 'b');
+    const { rows } = await db.query<{ delivery_id: string }>(
+      'select delivery_id from delivery_queue order by 1',
+    );
+    expect(rows.map((r) => r.delivery_id)).toEqual(['later']);
+  });
+});
