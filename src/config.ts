@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { decodeKey } from './secret-key.ts';
 
-/** Every environment variable earshot reads (contracts.md §1), parsed once. */
+/** Every environment variable earshot reads (README.md, Configuration), parsed once. */
 export interface Config {
   port: number;
   host: string;

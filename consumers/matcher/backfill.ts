@@ -15,7 +15,7 @@ import { causedBy, withCorrelation } from '../../src/observability/correlation.t
 import { readCheckpoint } from '../../src/subscriptions/checkpoints.ts';
 import type { Consumer } from '../../src/subscriptions/consumer.ts';
 
-/** Backfill window (interface spec Limits): episodes published in the 7 days before creation. */
+/** Backfill window (docs/matching-pipeline.md, Backfill): episodes published in the 7 days before creation. */
 export const BACKFILL_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 import type { SpeakerRole } from '../matching/engine/roles.ts';
 import type { Plan } from '../platform/organizations.ts';
 
-/** The closed value sets an alert configuration draws from (contracts.md §3). */
+/** The closed value sets an alert configuration draws from (docs/alerts.md, Alert configuration). */
 
 export const ALERT_KINDS = ['ENTITY_MENTION', 'PODCAST_SPEAKER'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];

@@ -193,7 +193,7 @@ key
 program
   .command('ingest')
   .description('validate and ingest an NDJSON file of producer events')
-  .argument('<file>', 'one event per line (contracts.md §2)')
+  .argument('<file>', 'one event per line (docs/ingestion.md)')
   .addOption(new Option('--via <transport>', 'produce to the Kafka topics instead').choices(['kafka']))
   .addOption(json)
   .action(

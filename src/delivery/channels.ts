@@ -9,7 +9,7 @@ export interface ChannelPlan {
 }
 
 /**
- * Fan-out of one send (contracts.md §6): one delivery for all EMAIL recipients (each gets their
+ * Fan-out of one send (docs/delivery.md, Fan-out): one delivery for all EMAIL recipients (each gets their
  * own message), one per CHAT notification, one per WEBHOOK notification. Repeats collapse.
  */
 export function channelsOf(notifications: readonly Notification[]): ChannelPlan[] {

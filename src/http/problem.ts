@@ -4,7 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EarshotError, type ErrorDetail, type ErrorResolve, PlanError } from '../errors.ts';
 import { ajvErrorDetail, shortValue } from '../validation-errors.ts';
 
-/** RFC 9457 problem details, with the spec's error_code, errors[] and resolve. */
+/** RFC 9457 problem details, with error_code, errors[] and resolve (docs/api-conventions.md, Errors). */
 export interface Problem {
   type: string;
   title: string;

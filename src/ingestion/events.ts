@@ -143,7 +143,7 @@ export interface EpisodeTranscribed {
   clips?: EpisodeClip[];
 }
 
-/** An event as a producer sends it (contracts.md §2). */
+/** An event as a producer sends it (docs/ingestion.md). */
 export type IngestEvent = EntityUpserted | EpisodeTranscribed | RankingCaptured;
 
 /** The stored event type of each producer event type. */

@@ -2,7 +2,7 @@ import type { Admin, ITopicConfig } from 'kafkajs';
 import type { IngestEvent } from '../ingestion/events.ts';
 import { chartKey } from '../ingestion/ranking-captured.ts';
 
-/** The ingestion topics (contracts.md §2). Tests pass their own names to stay apart. */
+/** The ingestion topics (docs/kafka.md, Topics). Tests pass their own names to stay apart. */
 export interface Topics {
   episodes: string;
   entities: string;

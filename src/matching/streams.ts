@@ -9,7 +9,7 @@ export const ALERT_MATCHED = 'AlertMatched';
 export const ALERT_MATCH_SUMMARIZED = 'AlertMatchSummarized';
 
 /**
- * The match episode block (interface spec "Match episode block") as the API shows it; fields the
+ * The match episode block (docs/matching.md, Match fields) as the API shows it; fields the
  * producer did not send are absent.
  */
 export interface MatchEpisodeBlock {

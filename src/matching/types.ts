@@ -14,7 +14,7 @@ export interface WatchedAlert {
   filters: AlertFilters;
 }
 
-/** Window line (interface spec "Window"). */
+/** Window line (docs/matching.md, Windows). */
 export interface WindowLine {
   number: number;
   start_seconds: number;
@@ -25,7 +25,7 @@ export interface WindowLine {
   speaker?: string;
 }
 
-/** A transcript window around mention lines (contracts §4), with the segment and clip it falls in. */
+/** A transcript window around mention lines (docs/matching.md, Windows), with the segment and clip it falls in. */
 export interface MatchWindow {
   start_seconds: number;
   end_seconds: number;

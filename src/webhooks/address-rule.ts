@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * The webhook URL rule (contracts.md §7): https only, and every address the host resolves to must
+ * The webhook URL rule (docs/channels.md, The URL rule): https only, and every address the host resolves to must
  * be public. Checked when a connection is created and again before every send; the sender then
  * connects to exactly the addresses returned here, so a DNS answer that changes after the check
  * cannot redirect the request.

@@ -5,7 +5,7 @@ import { base62 } from '../ids.ts';
 import type { UrlCheck } from './address-rule.ts';
 import { generateWebhookSecret, webhookSecretPrefix } from './signature.ts';
 
-/** Webhook connections (contracts.md §7): a project's destination URL and its signing secret. */
+/** Webhook connections (docs/alerts.md, Webhook connections): a project's destination URL and its signing secret. */
 export interface WebhookConnectionDeps {
   db: Queryable;
   box: SecretBox;

@@ -5,7 +5,7 @@ import { fullMatch } from '../delivery/views/match-view.ts';
 import type { EventStore } from '../eventstore/port.ts';
 
 /**
- * The webhook body (contracts.md §7), made only from immutable event data: the DeliveryCreated
+ * The webhook body (docs/delivery.md, Webhook body and signature), made only from immutable event data: the DeliveryCreated
  * event and the AlertMatched events it names. Sending and GET …/webhook-payload both call this,
  * so the rebuilt bytes equal the POSTed ones.
  */

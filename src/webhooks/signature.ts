@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
-/** Standard Webhooks signing (https://www.standardwebhooks.com), contracts.md §7. */
+/** Standard Webhooks signing (https://www.standardwebhooks.com); docs/delivery.md, Webhook body and signature. */
 
 export const WEBHOOK_SECRET_MARKER = 'whsec_';
 

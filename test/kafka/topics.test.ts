@@ -4,7 +4,7 @@ import { entityEvent, episodeEvent } from '../fixtures/events.ts';
 import { rankingEvent } from '../fixtures/rankings.ts';
 
 describe('topics', () => {
-  it('are the names contracts.md gives', () => {
+  it('are the names docs/kafka.md gives', () => {
     expect(TOPICS).toEqual({
       episodes: 'earshot.episodes',
       entities: 'earshot.entities',

@@ -99,7 +99,7 @@ function variablesReadByConfig(): Set<string> {
   loadConfig(env);
   return read;
 }
-/** Variables Node itself reads (contracts.md §1 lists NODE_EXTRA_CA_CERTS). */
+/** Variables Node itself reads (docs/channels.md names NODE_EXTRA_CA_CERTS for webhook CAs). */
 const NODE_VARIABLES = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_ENV'];
 
 /** One-shot services: no healthcheck, their dependents wait for them to exit 0. */

@@ -72,7 +72,7 @@ export const episodeBlock = (match: MatchedData) => ordered(match.episode ?? {},
 
 export const windowsOf = (match: MatchedData) => ordered(match.windows ?? [], WINDOW_SHAPE);
 
-/** The compact match of the per-alert delivery list (interface spec). */
+/** The compact match of the per-alert delivery list (docs/delivery.md, Reading deliveries). */
 export function compactMatch(match: MatchedData) {
   return {
     detected_at: match.detectedAt,

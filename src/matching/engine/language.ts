@@ -1,5 +1,5 @@
 /**
- * Language filter (contracts §3): alert languages are ISO 639-1 codes matched on the primary
+ * Language filter (docs/matching.md, Filters): alert languages are ISO 639-1 codes matched on the primary
  * subtag of the episode's language, so `en` matches `en-US` and `EN_gb`.
  */
 export function primaryLanguageSubtag(tag: string | null | undefined): string | undefined {

@@ -1,4 +1,4 @@
-/** The closed set of speaker roles (contracts §3). CO_HOST is accepted as input and folds into HOST. */
+/** The closed set of speaker roles (docs/alerts.md, Alert configuration). CO_HOST is accepted as input and folds into HOST. */
 export const SPEAKER_ROLES = [
   'HOST',
   'GUEST',

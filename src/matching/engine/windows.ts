@@ -2,7 +2,7 @@ import type { EpisodeClip, EpisodeSegment, EpisodeSpeaker, TranscriptLine } from
 import type { MatchWindow, WindowLine } from '../types.ts';
 import { normaliseSpeakerRole, type SpeakerRole } from './roles.ts';
 
-/** Lines of context before and after each mention line (contracts §4). */
+/** Lines of context before and after each mention line (docs/matching.md, Windows). */
 export const WINDOW_CONTEXT_LINES = 2;
 /** Windows kept per match; more set `truncated`. */
 export const MAX_WINDOWS = 50;

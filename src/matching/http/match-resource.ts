@@ -2,7 +2,7 @@ import { str, strings } from '../../http/route-schemas.ts';
 import type { AlertMatchedEventData, MatchEpisodeBlock } from '../streams.ts';
 import type { MatchWindow } from '../types.ts';
 
-/** A match as the per-alert list shows it (interface spec "Alert match", no episode block, no windows). */
+/** A match as the per-alert list shows it (docs/matching-pipeline.md, Matches read model and endpoints: no episode block, no windows). */
 export interface MatchListItem {
   id: string;
   alert_id: string;

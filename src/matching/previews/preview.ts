@@ -27,7 +27,7 @@ const SWEEP_PAGE_SIZE = 25;
 /** Retry-After of a preview refused for lack of room: about one sweep. */
 const BUSY_RETRY_AFTER_S = 5;
 
-/** What a preview sweeps for: only the count-affecting filters (contracts §5). */
+/** What a preview sweeps for: only the count-affecting filters (docs/matching-pipeline.md, Previews). */
 export interface PreviewRequest {
   entityType: EntityRef['entityType'];
   entityId: string;
