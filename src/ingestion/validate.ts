@@ -35,6 +35,7 @@ ajv.addFormat('date-time', (value: string) => {
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
+  'podcast.upserted': ajv.compile(schemaFile('podcast.upserted')),
 };
 
 export const EVENT_TYPES = Object.keys(validators) as IngestEvent['type'][];

@@ -7,7 +7,7 @@ import type { Runtime, Worker } from '../runtime.ts';
 import { type BackoffOptions, backoffDelay, pause } from './backoff.ts';
 import { createKafka } from './client.ts';
 import { type ConsumeBatchOptions, consumeBatch } from './consume-batch.ts';
-import { ensureTopics, TOPICS, type Topics } from './topics.ts';
+import { ensureTopics, producerTopics, TOPICS, type Topics } from './topics.ts';
 
 export const CONSUMER_GROUP = 'earshot-ingest';
 
@@ -103,7 +103,7 @@ export async function runKafkaIngestion(options: KafkaIngestionOptions, signal: 
       await admin.disconnect();
       await step(producer.connect());
       await step(consumer.connect());
-      await step(consumer.subscribe({ topics: [topics.episodes, topics.entities], fromBeginning: true }));
+      await step(consumer.subscribe({ topics: producerTopics(topics), fromBeginning: true }));
       await step(
         consumer.run({
           eachBatchAutoResolve: false,
@@ -128,7 +128,7 @@ export async function runKafkaIngestion(options: KafkaIngestionOptions, signal: 
             }),
         }),
       );
-      log.info({ topics: [topics.episodes, topics.entities] }, 'consuming');
+      log.info({ topics: producerTopics(topics) }, 'consuming');
       failuresInARow = 0;
       const outcome = await Promise.race([stopped, crash]);
       if (outcome !== STOPPED) failure = outcome;

@@ -60,7 +60,12 @@ export function decodeMessage(
   const { key } = routeEvent(valid, topics);
   const messageKey = message.key === null ? null : message.key.toString('utf8');
   if (messageKey !== key) {
-    const location = valid.type === 'episode.transcribed' ? '/episode/id' : '/entity/id';
+    const location =
+      valid.type === 'episode.transcribed'
+        ? '/episode/id'
+        : valid.type === 'podcast.upserted'
+          ? '/podcast/id'
+          : '/entity/id';
     const why =
       messageKey === null ? 'the message has no key' : `the message key is ${JSON.stringify(messageKey)}`;
     return {

@@ -6,11 +6,14 @@ export interface Topics {
   episodes: string;
   entities: string;
   deadLetter: string;
+  /** podcast.upserted; TOPICS.podcasts when a caller names only the others. */
+  podcasts?: string;
 }
 
 export const TOPICS: Topics = {
   episodes: 'earshot.episodes',
   entities: 'earshot.entities',
+  podcasts: 'earshot.podcasts',
   deadLetter: 'earshot.dead-letter',
 };
 
@@ -19,15 +22,22 @@ export const TOPICS: Topics = {
  * episode (or entity) on one partition, so they are appended in the order they were produced.
  */
 export function routeEvent(event: IngestEvent, topics: Topics = TOPICS): { topic: string; key: string } {
+  if (event.type === 'podcast.upserted') return { topic: podcastsTopic(topics), key: event.podcast.id };
   return event.type === 'episode.transcribed'
     ? { topic: topics.episodes, key: event.episode.id }
     : { topic: topics.entities, key: event.entity.id };
 }
 
+export const podcastsTopic = (topics: Topics) => topics.podcasts ?? (TOPICS.podcasts as string);
+
+/** The topics the ingestion worker consumes. */
+export const producerTopics = (topics: Topics) => [topics.episodes, topics.entities, podcastsTopic(topics)];
+
 /** The event type a topic carries, or undefined for a topic that carries no producer events. */
 export function eventTypeOfTopic(topic: string, topics: Topics = TOPICS): IngestEvent['type'] | undefined {
   if (topic === topics.episodes) return 'episode.transcribed';
   if (topic === topics.entities) return 'entity.upserted';
+  if (topic === podcastsTopic(topics)) return 'podcast.upserted';
   return undefined;
 }
 
@@ -39,6 +49,7 @@ export function topicsToCreate(topics: Topics = TOPICS): ITopicConfig[] {
   return [
     { topic: topics.episodes },
     { topic: topics.entities },
+    { topic: podcastsTopic(topics) },
     { topic: topics.deadLetter, configEntries: [{ name: 'retention.ms', value: '-1' }] },
   ];
 }

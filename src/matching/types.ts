@@ -1,3 +1,4 @@
+import type { CatalogTopic, EpisodeAd, EpisodeVideo } from '../ingestion/catalog-events.ts';
 import type { SourcePopularity } from './popularity.ts';
 import type { SpeakerRole } from './roles.ts';
 
@@ -76,6 +77,9 @@ export interface EpisodeClip {
   engagement_score?: number;
   description?: string;
   intro_statement?: string;
+  speaker_id?: string;
+  audio_url?: string;
+  segment_id?: string;
 }
 
 export interface EpisodeTranscribed {
@@ -109,12 +113,15 @@ export interface EpisodeTranscribed {
     apple_podcasts_url?: string;
     explicit?: boolean;
     episode_number?: number;
+    topics?: CatalogTopic[];
+    videos?: EpisodeVideo[];
   };
   speakers?: EpisodeSpeaker[];
   transcript?: { language?: string; lines?: TranscriptLine[] };
   mentions?: ProducerMention[];
   segments?: EpisodeSegment[];
   clips?: EpisodeClip[];
+  ads?: EpisodeAd[];
 }
 
 export type AlertKind = 'ENTITY_MENTION' | 'PODCAST_SPEAKER';
