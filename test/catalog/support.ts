@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { catalogCapability, catalogProjections } from '../../src/catalog/capability.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
@@ -20,7 +20,7 @@ export interface CatalogHarness {
   app: FastifyInstance;
   headers: Record<string, string>;
   ingest(events: IngestEvent[]): Promise<void>;
-  get(url: string, query?: Record<string, string>): ReturnType<FastifyInstance['inject']>;
+  get(url: string, query?: Record<string, string>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
