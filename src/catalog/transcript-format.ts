@@ -83,6 +83,8 @@ export const publicLine = (line: StoredLine) => ({
 });
 
 const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+/** Cue text: one line, and never the timing arrow, which would end the cue early in some readers. */
+const cueText = (text: string) => oneLine(text).replaceAll('-->', '->') || '…';
 
 function clock(seconds: number, separator: ',' | '.') {
   const ms = Math.round(seconds * 1000);
@@ -107,7 +109,7 @@ export function toText(lines: readonly StoredLine[]): string {
 export function toSrt(lines: readonly StoredLine[]): string {
   return lines
     .map((line, i) => {
-      const text = oneLine(line.text) || '…';
+      const text = cueText(line.text);
       return `${i + 1}\n${clock(line.start_seconds, ',')} --> ${clock(cueEnd(line), ',')}\n${
         line.speaker ? `${oneLine(line.speaker)}: ` : ''
       }${text}\n`;
@@ -121,7 +123,7 @@ const vttEscape = (text: string) =>
 /** WebVTT: one cue a line, its number as the cue id, the speaker as a voice span. */
 export function toVtt(lines: readonly StoredLine[]): string {
   const cues = lines.map((line) => {
-    const text = vttEscape(oneLine(line.text) || '…');
+    const text = vttEscape(cueText(line.text));
     const voice = line.speaker ? `<v ${vttEscape(oneLine(line.speaker))}>` : '';
     return `${line.number}\n${clock(line.start_seconds, '.')} --> ${clock(cueEnd(line), '.')}\n${voice}${text}\n`;
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { catalogCapability, catalogProjections } from '../../src/catalog/capability.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
@@ -38,7 +39,8 @@ export async function catalogHarness(engine: Engine, now: () => Date = () => NOW
     headers,
     async ingest(events) {
       for (let i = 0; i < events.length; i += 500) await ingestEvents(store, events.slice(i, i + 500));
-      for (const projection of catalogProjections) await catchUp(db, store, projection);
+      for (const projection of [entitiesProjection, ...catalogProjections])
+        await catchUp(db, store, projection);
     },
     get: (url, query = {}) => app.inject({ url, query, headers }),
     async close() {
