@@ -295,4 +295,32 @@ describe('podcasts read model and endpoints', () => {
     expect((await h.get('/v1/podcasts/lookup', { platform: 'apple', identifier: '1' })).statusCode).toBe(200);
     expect((await h.get('/v1/podcasts/episodes')).statusCode).toBe(200);
   });
+
+  it('lists every catalog route in /openapi.json with its query schema', async () => {
+    const spec = (await h.app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<string, { get?: { parameters?: { name: string }[] } }>;
+    };
+    for (const path of [
+      '/v1/podcasts',
+      '/v1/podcasts/search',
+      '/v1/podcasts/lookup',
+      '/v1/podcasts/{id}',
+      '/v1/podcasts/{id}/format',
+      '/v1/podcasts/{id}/episodes',
+      '/v1/podcasts/episodes',
+      '/v1/podcasts/episodes/{id}',
+      '/v1/podcasts/episodes/{id}/transcript',
+      '/v1/podcasts/episodes/{id}/segments',
+      '/v1/podcasts/segments',
+      '/v1/podcasts/segments/{id}',
+      '/v1/podcasts/segments/{id}/transcript',
+      '/v1/podcasts/clips',
+      '/v1/podcasts/clips/{id}',
+      '/v1/podcasts/clips/{id}/transcript',
+      '/v1/embed/clips/{id}/transcript',
+    ])
+      expect(spec.paths[path]?.get, path).toBeDefined();
+    const names = spec.paths['/v1/podcasts']!.get!.parameters!.map((p) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['q', 'topic_id', 'guest_frequency', 'max_avg_episode_minutes', 'limit', 'cursor']));
+  });
 });
