@@ -62,7 +62,7 @@ export const transcriptsProjection: Projection = {
       await tx.query(
         `insert into transcripts (episode_id, podcast_id, language, lines)
          select r.episode_id, r.podcast_id, r.language, r.lines
-           from jsonb_to_recordset($1::jsonb) as r(episode_id text, podcast_id text, language text, lines jsonb)`,
+           from json_to_recordset($1::json) as r(episode_id text, podcast_id text, language text, lines json)`,
         [JSON.stringify(rows)],
       );
   },

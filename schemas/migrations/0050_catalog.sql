@@ -93,10 +93,11 @@ create table catalog_episode_topics (
 create index catalog_episode_topics_ancestry on catalog_episode_topics (ancestry text_pattern_ops, podcast_id);
 create index catalog_episode_topics_podcast on catalog_episode_topics (podcast_id);
 
--- Projection "transcripts": the lines of each transcribed episode, in line-number order.
+-- Projection "transcripts": the lines of each transcribed episode, in line-number order. json, not
+-- jsonb: the lines are only ever read whole, and json is returned as stored, without re-rendering.
 create table transcripts (
   episode_id text primary key,
   podcast_id text not null,
   language text,
-  lines jsonb not null
+  lines json not null
 );

@@ -18,7 +18,7 @@ import { assertRange, instantOf, listOf } from './params.ts';
 import { episodePage } from './podcast-routes.ts';
 import { companyEntityIds, entityIdsOf, entityReferences } from './references.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
-import { publicLine, turnsOf } from './transcript-format.ts';
+import { publicLine } from './transcript-format.ts';
 import {
   sendTranscript,
   type TranscriptQuery,
@@ -190,7 +190,6 @@ export async function episodeRoutes(app: FastifyInstance) {
           duration_seconds: episode.duration_seconds,
           excerpt: false,
           lines: transcript.lines.map(publicLine),
-          turns: turnsOf(transcript.lines),
         });
       return item;
     },

@@ -36,8 +36,8 @@ export function narrowLines(lines: readonly StoredLine[], w: LineWindow): Stored
 }
 
 export interface Turn {
-  speaker?: string;
-  role?: string;
+  speaker?: string | undefined;
+  role?: string | undefined;
   start_seconds: number;
   end_seconds: number;
   first_line: number;
@@ -45,38 +45,39 @@ export interface Turn {
   text: string;
 }
 
-/** Consecutive lines of one speaker, joined. */
+/** Consecutive lines of one speaker, joined. Absent speaker and role stay undefined (omitted in JSON). */
 export function turnsOf(lines: readonly StoredLine[]): Turn[] {
   const turns: Turn[] = [];
   let lastWho: string | undefined;
+  let last: Turn | undefined;
   for (const line of lines) {
     const who = line.speaker_id ?? line.speaker;
-    const last = turns.at(-1);
     if (last && who !== undefined && who === lastWho) {
-      last.end_seconds = Math.max(last.end_seconds, line.end_seconds);
+      if (line.end_seconds > last.end_seconds) last.end_seconds = line.end_seconds;
       last.last_line = line.number;
       last.text += ` ${line.text}`;
       continue;
     }
     lastWho = who;
-    turns.push({
-      ...(line.speaker ? { speaker: line.speaker } : {}),
-      ...(line.role ? { role: line.role } : {}),
+    last = {
+      speaker: line.speaker,
+      role: line.role,
       start_seconds: line.start_seconds,
       end_seconds: line.end_seconds,
       first_line: line.number,
       last_line: line.number,
       text: line.text,
-    });
+    };
+    turns.push(last);
   }
   return turns;
 }
 
-/** The line as the client sees it: no producer speaker ids. */
+/** The line as the client sees it: no producer speaker id; absent speaker and role stay undefined. */
 export const publicLine = (line: StoredLine) => ({
   number: line.number,
-  ...(line.speaker ? { speaker: line.speaker } : {}),
-  ...(line.role ? { role: line.role } : {}),
+  speaker: line.speaker,
+  role: line.role,
   start_seconds: line.start_seconds,
   end_seconds: line.end_seconds,
   text: line.text,
@@ -86,13 +87,15 @@ const oneLine = (text: string) => text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 /** Cue text: one line, and never the timing arrow, which would end the cue early in some readers. */
 const cueText = (text: string) => oneLine(text).replaceAll('-->', '->') || '…';
 
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+const three = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
 function clock(seconds: number, separator: ',' | '.') {
   const ms = Math.round(seconds * 1000);
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);
   const s = Math.floor((ms % 60_000) / 1000);
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(ms % 1000, 3)}`;
+  return `${two(h)}:${two(m)}:${two(s)}${separator}${three(ms % 1000)}`;
 }
 
 /** Cue times: a cue must end after it starts, so a zero-length line lasts one millisecond. */

@@ -321,6 +321,15 @@ describe('podcasts read model and endpoints', () => {
     ])
       expect(spec.paths[path]?.get, path).toBeDefined();
     const names = spec.paths['/v1/podcasts']!.get!.parameters!.map((p) => p.name);
-    expect(names).toEqual(expect.arrayContaining(['q', 'topic_id', 'guest_frequency', 'max_avg_episode_minutes', 'limit', 'cursor']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'q',
+        'topic_id',
+        'guest_frequency',
+        'max_avg_episode_minutes',
+        'limit',
+        'cursor',
+      ]),
+    );
   });
 });
