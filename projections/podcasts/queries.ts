@@ -33,6 +33,18 @@ export interface PodcastHit {
 
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
 export const TOPIC_SHARE = 0.2;
+/** Words too common in show titles to find candidates by: they would match much of the catalog. */
+const COMMON_WORDS = new Set(
+  'a an and at by de del der des di du el en for from in la las le les los my of on our the to with your podcast podcasts show radio hour episode episodes ep season new best daily weekly'.split(
+    ' ',
+  ),
+);
+
+/** The words of q that can find a show whose whole title is inside q (a query with extra words). */
+export const distinctiveWords = (q: string) => [
+  ...new Set(q.split(' ').filter((w) => w.length >= 3 && !COMMON_WORDS.has(w))),
+];
+
 /** Pasted episode titles are long; shorter queries would match far too many episode titles. */
 const EPISODE_TITLE_MIN_WORDS = 4;
 
@@ -44,14 +56,11 @@ const EPISODE_TITLE_MIN_WORDS = 4;
 function searchHits(params: Params, q: string): string {
   const query = params.p(q, 'text');
   const prefix = params.p(`${likeLiteral(q)} %`, 'text');
-  const words = q.split(' ').length;
+  const words = params.p(distinctiveWords(q), 'text[]');
   const episodes =
-    words >= EPISODE_TITLE_MIN_WORDS
+    q.split(' ').length >= EPISODE_TITLE_MIN_WORDS
       ? `union all
-         select e.podcast_id, 'fuzzy', max(similarity(e.search_title, ${query})) * 0.95
-           from catalog_episodes e
-          where e.search_title % ${query} and similarity(e.search_title, ${query}) >= 0.5
-          group by e.podcast_id`
+         select m.podcast_id, 'fuzzy', m.score * 0.95 from podcast_episode_title_matches(${query}, 0.5) m`
       : '';
   return `
     hits (id, quality, score) as (
@@ -67,7 +76,7 @@ function searchHits(params: Params, q: string): string {
                       * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(${query}), 1))))
              end
         from podcasts p
-       where p.search_title % ${query} or ${query} <% p.search_title or p.search_title <% ${query}
+       where p.id in (select podcast_title_candidates(${query}, ${words}))
       ${episodes}
       union all
       select p.id, 'description', 0.25

@@ -1,0 +1,28 @@
+-- Forgiving podcast search from indexes only (docs/catalog.md, "Forgiving search").
+alter table podcasts add column search_words text[] generated always as (string_to_array(search_title, ' ')) stored;
+create index podcasts_search_words on podcasts using gin (search_words);
+
+-- The shows q may name by title: trigram-similar either way round, or sharing a distinctive word
+-- (a query with extra words: the whole title is inside q). Scored by the caller. As with
+-- entity_fuzzy_matches, the planner prices trigram operators as cheap and would seq-scan; the
+-- function pins the index plans.
+create function podcast_title_candidates(q text, words text[]) returns setof text
+language sql stable
+set enable_seqscan = off
+as $$
+  select id from podcasts where search_title % q
+  union select id from podcasts where q <% search_title
+  union select id from podcasts where search_words && words
+$$;
+
+-- The shows whose episode title is at least min_similarity similar to q (a pasted episode title).
+create function podcast_episode_title_matches(q text, min_similarity real)
+returns table (podcast_id text, score real)
+language sql stable
+set enable_seqscan = off
+as $$
+  select e.podcast_id, max(similarity(e.search_title, q))
+    from catalog_episodes e
+   where e.search_title % q and similarity(e.search_title, q) >= min_similarity
+   group by e.podcast_id
+$$;
