@@ -28,7 +28,9 @@ const PODCASTS = Number(process.env.BENCH_PODCASTS ?? 10_000);
 const PER_PODCAST = Number(process.env.BENCH_EPISODES_PER_PODCAST ?? 20);
 const TRANSCRIBED_EVERY = Number(process.env.BENCH_TRANSCRIBED_EVERY ?? 10);
 const LONG_TRANSCRIPT = 2000;
-const schema = `bench_catalog_${randomBytes(4).toString('hex')}`;
+// BENCH_SCHEMA keeps the generated catalog in that schema (and reuses it when it is there).
+const kept = process.env.BENCH_SCHEMA;
+const schema = kept ?? `bench_catalog_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -60,7 +62,7 @@ function* events(now: Date): Generator<IngestEvent> {
 }
 
 const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
-await admin.query(`create schema ${schema}`);
+await admin.query(`create schema if not exists ${schema}`);
 const db = openPostgres({ connectionString: BASE_URL, schema, max: 10 });
 const children: ChildProcess[] = [];
 try {
@@ -72,9 +74,10 @@ try {
 
   const now = new Date();
   const episodes = PODCASTS * PER_PODCAST;
+  const reused = (await db.query<{ n: number }>('select count(*)::int as n from podcasts')).rows[0]!.n > 0;
   let started = performance.now();
   let batch: IngestEvent[] = [];
-  for (const event of events(now)) {
+  for (const event of reused ? [] : events(now)) {
     batch.push(event);
     if (batch.length === 500) {
       await ingestEvents(store, batch);
@@ -181,6 +184,6 @@ try {
   for (const child of children) child.kill('SIGTERM');
   await sleep(500);
   await db.close();
-  await admin.query(`drop schema ${schema} cascade`);
+  if (!kept) await admin.query(`drop schema ${schema} cascade`);
   await admin.close();
 }

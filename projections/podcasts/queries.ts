@@ -119,9 +119,8 @@ export async function listPodcasts(
     const matches = (t: string) => `(${t} = ${ancestry} or ${t} like ${below})`;
     ctes.push(`
       tagged as (
-        select t.podcast_id, count(distinct t.episode_id)::float8
-                 / (select count(*) from catalog_episodes e where e.podcast_id = t.podcast_id) as share
-          from catalog_episode_topics t
+        select t.podcast_id, count(distinct t.episode_id)::float8 / max(fm.episode_count) as share
+          from catalog_episode_topics t join podcast_formats fm on fm.podcast_id = t.podcast_id
          where ${matches('t.ancestry')}
          group by t.podcast_id
       ),

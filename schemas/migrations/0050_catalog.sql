@@ -77,7 +77,6 @@ create index catalog_episodes_podcast on catalog_episodes (podcast_id, published
 create index catalog_episodes_published on catalog_episodes (published_at desc, id);
 create index catalog_episodes_slug on catalog_episodes (slug);
 create index catalog_episodes_entity_ids on catalog_episodes using gin (entity_ids);
-create index catalog_episodes_search_title_trgm on catalog_episodes using gin (search_title gin_trgm_ops);
 
 -- One row per topic of an episode (same projection), for the topic_id filter and podcast topics.
 create table catalog_episode_topics (

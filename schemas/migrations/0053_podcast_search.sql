@@ -15,7 +15,11 @@ as $$
   union select id from podcasts where search_words && words
 $$;
 
--- The shows whose episode title is at least min_similarity similar to q (a pasted episode title).
+-- The shows with an episode whose title holds every word of q and is at least min_similarity
+-- similar to it (a pasted episode title). Words, not trigrams: a long q's trigrams are in most
+-- episode titles, its words in few.
+create index catalog_episodes_title_words on catalog_episodes using gin (to_tsvector('simple', search_title));
+
 create function podcast_episode_title_matches(q text, min_similarity real)
 returns table (podcast_id text, score real)
 language sql stable
@@ -23,6 +27,7 @@ set enable_seqscan = off
 as $$
   select e.podcast_id, max(similarity(e.search_title, q))
     from catalog_episodes e
-   where e.search_title % q and similarity(e.search_title, q) >= min_similarity
+   where to_tsvector('simple', e.search_title) @@ plainto_tsquery('simple', q)
+     and similarity(e.search_title, q) >= min_similarity
    group by e.podcast_id
 $$;
