@@ -14,8 +14,8 @@ import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
+import { episodePage, segmentPage } from './pages.ts';
 import { assertRange, instantOf, listOf } from './params.ts';
-import { episodePage } from './podcast-routes.ts';
 import { companyEntityIds, entityIdsOf, entityReferences } from './references.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
 import { publicLine } from './transcript-format.ts';
@@ -248,26 +248,4 @@ export async function episodeRoutes(app: FastifyInstance) {
       return segmentPage(app.cursors, rows, limit, (row) => toSegment(row, reference));
     },
   );
-}
-
-export function segmentPage<
-  Row extends { published_at: Date; episode_id: string; number: number; id: string },
-  Item,
->(cursors: FastifyInstance['cursors'], rows: Row[], limit: number, toItem: (row: Row) => Item) {
-  const hasMore = rows.length > limit;
-  const shown = hasMore ? rows.slice(0, limit) : rows;
-  const last = shown.at(-1);
-  const data = shown.map(toItem);
-  return hasMore && last
-    ? {
-        data,
-        has_more: true,
-        cursor: cursors.encode({
-          p: new Date(last.published_at).toISOString(),
-          e: last.episode_id,
-          n: last.number,
-          i: last.id,
-        }),
-      }
-    : { data, has_more: false };
 }

@@ -15,6 +15,7 @@ import { NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
+import { episodePage } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
 import { episodeSchema, formatSchema, idParams, instant, podcastSchema } from './schemas.ts';
 import { searchKey } from './search-key.ts';
@@ -343,23 +344,4 @@ async function podcastIdsByDirectory(db: Queryable, platform: string, identifier
     [platform, identifiers],
   );
   return new Map(rows.map((row) => [row.identifier, row.id]));
-}
-
-export function episodePage<Row extends { published_at: Date; id: string }, Item>(
-  cursors: FastifyInstance['cursors'],
-  rows: Row[],
-  limit: number,
-  toItem: (row: Row) => Item,
-) {
-  const hasMore = rows.length > limit;
-  const shown = hasMore ? rows.slice(0, limit) : rows;
-  const last = shown.at(-1);
-  const data = shown.map(toItem);
-  return hasMore && last
-    ? {
-        data,
-        has_more: true,
-        cursor: cursors.encode({ p: new Date(last.published_at).toISOString(), i: last.id }),
-      }
-    : { data, has_more: false };
 }

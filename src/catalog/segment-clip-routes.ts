@@ -8,7 +8,7 @@ import type { Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
-import { segmentPage } from './episode-routes.ts';
+import { segmentPage } from './pages.ts';
 import { assertRange, instantOf } from './params.ts';
 import { entityIdsOf, entityReferences } from './references.ts';
 import { clipSchema, idParams, instant, segmentSchema } from './schemas.ts';
