@@ -32,7 +32,7 @@ export interface PodcastHit {
 }
 
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
-export const TOPIC_SHARE = 0.2;
+const TOPIC_SHARE = 0.2;
 /** Words too common in show titles to find candidates by: they would match much of the catalog. */
 const COMMON_WORDS = new Set(
   'a an and at by de del der des di du el en for from in la las le les los my of on our the to with your podcast podcasts show radio hour episode episodes ep season new best daily weekly'.split(
@@ -41,7 +41,7 @@ const COMMON_WORDS = new Set(
 );
 
 /** The words of q that can find a show whose whole title is inside q (a query with extra words). */
-export const distinctiveWords = (q: string) => [
+const distinctiveWords = (q: string) => [
   ...new Set(q.split(' ').filter((w) => w.length >= 3 && !COMMON_WORDS.has(w))),
 ];
 

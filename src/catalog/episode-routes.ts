@@ -36,7 +36,7 @@ import {
   toSegment,
 } from './views.ts';
 
-export const EPISODE_INCLUDES = ['transcript', 'segments', 'clips', 'speakers', 'topics', 'ads'] as const;
+const EPISODE_INCLUDES = ['transcript', 'segments', 'clips', 'speakers', 'topics', 'ads'] as const;
 type Include = (typeof EPISODE_INCLUDES)[number];
 
 /** Every value of include, or 400 invalid_parameter naming the first unknown one. */
@@ -50,7 +50,7 @@ function includesOf(value: string | undefined): Set<Include> {
   return new Set(values as Include[]);
 }
 
-export async function episodeOr404(db: Queryable, ref: string): Promise<EpisodeRow> {
+async function episodeOr404(db: Queryable, ref: string): Promise<EpisodeRow> {
   const episode = await findCatalogEpisode(db, ref);
   if (!episode) throw new NotFoundError(`No episode ${ref}.`, 'episode_not_found');
   return episode;

@@ -26,7 +26,7 @@ const commaList = (values: readonly string[], max: number) => {
   return { type: 'string', maxLength: 200, pattern: `^${one}(,${one}){0,${max - 1}}$` } as const;
 };
 
-export const podcastListQuery = {
+const podcastListQuery = {
   type: 'object',
   properties: {
     q: { type: 'string', maxLength: 200 },
@@ -71,7 +71,7 @@ interface PodcastListQuery {
 }
 
 /** Podcasts (with topics and compact formats) in the order of ids. */
-export async function podcastItems(
+async function podcastItems(
   db: Queryable,
   hits: readonly { id: string; match_quality?: string }[],
   now: Date,
@@ -330,7 +330,7 @@ export function podcastRoutes(deps: { now(): Date }) {
   };
 }
 
-export async function podcastIdOr404(db: Queryable, ref: string): Promise<string> {
+async function podcastIdOr404(db: Queryable, ref: string): Promise<string> {
   const id = await resolvePodcastId(db, ref);
   if (!id) throw new NotFoundError(`No podcast ${ref}.`, 'podcast_not_found');
   return id;
