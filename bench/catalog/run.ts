@@ -121,10 +121,14 @@ try {
   let q = 0;
   const queries = Array.from({ length: 200 }, (_, i) => {
     const words = podcastTitle(i * 37).split(' ');
-    // typos and dropped words, as searchers make them
-    return encodeURIComponent(
-      (i % 2 ? words.slice(0, 2) : words.slice(0, 3).map((w) => w.slice(0, -1))).join(' '),
-    );
+    // a typo, a dropped word, or extra words, as searchers type them
+    const query =
+      i % 3 === 0
+        ? words.map((w, k) => (k === 1 ? w.slice(0, -1) : w)).join(' ')
+        : i % 3 === 1
+          ? words.slice(0, 2).join(' ')
+          : `${words.join(' ')} podcast episodes`;
+    return encodeURIComponent(query);
   });
   const routes: [string, autocannon.Options, number][] = [
     [

@@ -109,8 +109,13 @@ const WORDS =
     ' ',
   );
 
-export const podcastTitle = (i: number) =>
-  `${pick(ADJECTIVES)} ${pick(NOUNS)} ${pick(SUFFIXES)}${i % 3 === 0 ? ` with ${pick(NAMES)}` : ''} ${i}`;
+/** Show i's title, the same every time it is asked for (podcast events and episodes' podcast blocks agree). */
+export function podcastTitle(i: number) {
+  const r = prng(i + 1);
+  const of = <T>(items: readonly T[]) => items[Math.floor(r() * items.length)]!;
+  const title = `${of(ADJECTIVES)} ${of(NOUNS)} ${of(SUFFIXES)}`;
+  return i % 3 === 0 ? `${title} with ${of(NAMES)}` : i % 3 === 1 ? `The ${title}` : title;
+}
 
 export function podcastEvent(i: number): PodcastUpserted {
   return {
@@ -139,7 +144,7 @@ export function episodeEvent(podcast: number, n: number, lines: number, now: Dat
     type: 'episode.transcribed',
     event_id: `bench-${id}`,
     occurred_at: '2026-11-02T00:00:00Z',
-    podcast: { id: `pod-${podcast}`, title: `Show ${podcast}` },
+    podcast: { id: `pod-${podcast}`, title: podcastTitle(podcast) },
     episode: {
       id,
       slug: id,
