@@ -67,7 +67,7 @@ describe('decodeMessage', () => {
       errors: [
         {
           location: '/type',
-          message: 'must be one of entity.upserted, episode.transcribed',
+          message: 'must be one of entity.upserted, episode.transcribed, podcast.upserted',
           value: 'episode.deleted',
         },
       ],

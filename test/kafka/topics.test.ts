@@ -7,6 +7,7 @@ describe('topics', () => {
     expect(TOPICS).toEqual({
       episodes: 'earshot.episodes',
       entities: 'earshot.entities',
+      podcasts: 'earshot.podcasts',
       deadLetter: 'earshot.dead-letter',
     });
   });
@@ -22,6 +23,7 @@ describe('topics', () => {
   it('say which event type each ingestion topic carries, and none for the dead-letter topic', () => {
     expect(eventTypeOfTopic('earshot.episodes')).toBe('episode.transcribed');
     expect(eventTypeOfTopic('earshot.entities')).toBe('entity.upserted');
+    expect(eventTypeOfTopic('earshot.podcasts')).toBe('podcast.upserted');
     expect(eventTypeOfTopic('earshot.dead-letter')).toBeUndefined();
   });
 
@@ -29,6 +31,7 @@ describe('topics', () => {
     expect(topicsToCreate()).toEqual([
       { topic: 'earshot.episodes' },
       { topic: 'earshot.entities' },
+      { topic: 'earshot.podcasts' },
       { topic: 'earshot.dead-letter', configEntries: [{ name: 'retention.ms', value: '-1' }] },
     ]);
   });
