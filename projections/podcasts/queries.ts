@@ -57,6 +57,7 @@ function searchHits(params: Params, q: string): string {
   const query = params.p(q, 'text');
   const prefix = params.p(`${likeLiteral(q)} %`, 'text');
   const words = params.p(distinctiveWords(q), 'text[]');
+  const allWords = params.p([...new Set(q.split(' '))], 'text[]');
   const episodes =
     q.split(' ').length >= EPISODE_TITLE_MIN_WORDS
       ? `union all
@@ -76,7 +77,7 @@ function searchHits(params: Params, q: string): string {
                       * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(${query}), 1))))
              end
         from podcasts p
-       where p.id in (select podcast_title_candidates(${query}, ${words}))
+       where p.id in (select podcast_title_candidates(${query}, ${words}, ${allWords}))
       ${episodes}
       union all
       select p.id, 'description', 0.25

@@ -3,16 +3,20 @@ alter table podcasts add column search_words text[] generated always as (string_
 create index podcasts_search_words on podcasts using gin (search_words);
 
 -- The shows q may name by title: trigram-similar either way round, or sharing a distinctive word
--- (a query with extra words: the whole title is inside q). Scored by the caller. As with
--- entity_fuzzy_matches, the planner prices trigram operators as cheap and would seq-scan; the
--- function pins the index plans.
-create function podcast_title_candidates(q text, words text[]) returns setof text
+-- with at least half of the title's words in q (a query with extra words: the title is inside q).
+-- Scored by the caller. As with entity_fuzzy_matches, the planner prices trigram operators as
+-- cheap and would seq-scan; the function pins the index plans.
+create function podcast_title_candidates(q text, words text[], all_words text[]) returns setof text
 language sql stable
 set enable_seqscan = off
+set pg_trgm.similarity_threshold = 0.4
 as $$
   select id from podcasts where search_title % q
   union select id from podcasts where q <% search_title
-  union select id from podcasts where search_words && words
+  union select id from podcasts
+         where search_words && words
+           and 2 * cardinality(array(select unnest(search_words) intersect select unnest(all_words)))
+               >= cardinality(search_words)
 $$;
 
 -- The shows with an episode whose title holds every word of q and is at least min_similarity
