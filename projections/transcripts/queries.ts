@@ -14,3 +14,12 @@ export async function findTranscript(db: Queryable, episodeId: string): Promise<
   );
   return rows[0] ?? null;
 }
+
+/** The version (occurred_at) of an episode the transcripts model holds; null when it holds none. */
+export async function transcriptVersion(db: Queryable, episodeId: string): Promise<string | null> {
+  const { rows } = await db.query<{ v: string }>(
+    `select occurred_at::text as v from episode_versions where projection = 'transcripts' and episode_id = $1::text`,
+    [episodeId],
+  );
+  return rows[0]?.v ?? null;
+}

@@ -9,6 +9,7 @@ import type { Capability } from '../runtime.ts';
 import { episodeRoutes } from './episode-routes.ts';
 import { podcastRoutes } from './podcast-routes.ts';
 import { segmentClipRoutes } from './segment-clip-routes.ts';
+import { transcriptCache } from './transcript-cache.ts';
 
 export const catalogProjections = [
   podcastsProjection,
@@ -22,9 +23,10 @@ export const catalogProjections = [
 
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
 export function catalogCapability(deps: { now(): Date }): Capability {
+  const transcripts = transcriptCache();
   return {
     name: 'catalog',
-    routes: [podcastRoutes(deps), episodeRoutes, segmentClipRoutes],
+    routes: [podcastRoutes(deps), episodeRoutes(transcripts), segmentClipRoutes(transcripts)],
     projections: catalogProjections,
   };
 }
