@@ -153,6 +153,7 @@ try {
       },
       50,
     ],
+    ['GET /v1/podcasts/{id} (for reference)', { url: `${serviceUrl}/v1/podcasts/pod-1`, headers }, 50],
     [
       'GET /v1/podcasts/episodes/{id}?include=transcript',
       { url: `${serviceUrl}/v1/podcasts/episodes/ep-0-0?include=transcript`, headers },
