@@ -2,6 +2,7 @@ import { deliveriesOfMatch } from '../projections/deliveries/queries.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
 import { alertsCapability } from './alerts/capability.ts';
+import { catalogCapability } from './catalog/capability.ts';
 import { listChannels } from './chat/channels.ts';
 import { deliveryCapability } from './delivery/capability.ts';
 import { entityRoutes } from './entities/routes.ts';
@@ -36,6 +37,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     }),
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
+    catalogCapability({ now: () => runtime.now() }),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

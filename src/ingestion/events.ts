@@ -1,7 +1,8 @@
 import { uuidFromName } from '../ids.ts';
+import type { CatalogTopic, EpisodeAd, EpisodeVideo, PodcastUpserted } from './catalog-events.ts';
 import { chartKey, type RankingCaptured } from './ranking-captured.ts';
 
-export type { RankingCaptured };
+export type { PodcastUpserted, RankingCaptured };
 
 /**
  * Ingestion payloads as producers send them (docs/matching.md and docs/kafka.md). Field names are the wire names;
@@ -102,6 +103,9 @@ export interface EpisodeClip {
   engagement_score?: number;
   description?: string;
   intro_statement?: string;
+  speaker_id?: string;
+  audio_url?: string;
+  segment_id?: string;
 }
 
 export interface EpisodeTranscribed {
@@ -135,34 +139,41 @@ export interface EpisodeTranscribed {
     apple_podcasts_url?: string;
     explicit?: boolean;
     episode_number?: number;
+    topics?: CatalogTopic[];
+    videos?: EpisodeVideo[];
   };
   speakers?: EpisodeSpeaker[];
   transcript?: { language?: string; lines?: TranscriptLine[] };
   mentions?: ProducerMention[];
   segments?: EpisodeSegment[];
   clips?: EpisodeClip[];
+  ads?: EpisodeAd[];
 }
 
 /** An event as a producer sends it (docs/ingestion.md). */
-export type IngestEvent = EntityUpserted | EpisodeTranscribed | RankingCaptured;
+export type IngestEvent = EntityUpserted | EpisodeTranscribed | PodcastUpserted | RankingCaptured;
 
 /** The stored event type of each producer event type. */
 export const STORED_TYPE = {
   'entity.upserted': 'EntityUpserted',
   'episode.transcribed': 'EpisodeTranscribed',
+  'podcast.upserted': 'PodcastUpserted',
   'ranking.captured': 'RankingCaptured',
 } as const satisfies Record<IngestEvent['type'], string>;
 
 export const entityStream = (entityId: string) => `entity-${entityId}`;
 export const episodeStream = (episodeId: string) => `episode-${episodeId}`;
+export const podcastStream = (podcastId: string) => `podcast-${podcastId}`;
 export const chartStream = (key: string) => `chart-${key}`;
 
 export const streamOf = (event: IngestEvent) =>
   event.type === 'entity.upserted'
     ? entityStream(event.entity.id)
-    : event.type === 'ranking.captured'
-      ? chartStream(chartKey(event.chart))
-      : episodeStream(event.episode.id);
+    : event.type === 'podcast.upserted'
+      ? podcastStream(event.podcast.id)
+      : event.type === 'ranking.captured'
+        ? chartStream(chartKey(event.chart))
+        : episodeStream(event.episode.id);
 
 /**
  * The stored event id of a producer's event_id: a UUID derived from it, so a repeated event_id

@@ -18,7 +18,7 @@ export function ingestionRoutes(store: EventStore, now: () => Date = () => new D
         config: { auth: 'ingest' },
         schema: {
           tags: ['ingestion'],
-          summary: 'Ingest producer events (entity.upserted, episode.transcribed)',
+          summary: 'Ingest producer events (entity.upserted, episode.transcribed, podcast.upserted)',
           body: {
             type: 'object',
             required: ['events'],

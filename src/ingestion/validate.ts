@@ -18,6 +18,7 @@ ajv.addFormat('date-time', isCallerDateTime);
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
+  'podcast.upserted': ajv.compile(schemaFile('podcast.upserted')),
   'ranking.captured': ajv.compile(schemaFile('ranking.captured')),
 };
 

@@ -66,7 +66,9 @@ export function decodeMessage(
         ? '/episode/id'
         : valid.type === 'ranking.captured'
           ? '/chart'
-          : '/entity/id';
+          : valid.type === 'podcast.upserted'
+            ? '/podcast/id'
+            : '/entity/id';
     const why =
       messageKey === null ? 'the message has no key' : `the message key is ${JSON.stringify(messageKey)}`;
     return {

@@ -7,12 +7,14 @@ export interface Topics {
   episodes: string;
   entities: string;
   rankings: string;
+  podcasts: string;
   deadLetter: string;
 }
 
 export const TOPICS: Topics = {
   episodes: 'earshot.episodes',
   entities: 'earshot.entities',
+  podcasts: 'earshot.podcasts',
   rankings: 'earshot.rankings',
   deadLetter: 'earshot.dead-letter',
 };
@@ -23,19 +25,26 @@ export const TOPICS: Topics = {
  */
 export function routeEvent(event: IngestEvent, topics: Topics = TOPICS): { topic: string; key: string } {
   if (event.type === 'ranking.captured') return { topic: topics.rankings, key: chartKey(event.chart) };
+  if (event.type === 'podcast.upserted') return { topic: topics.podcasts, key: event.podcast.id };
   return event.type === 'episode.transcribed'
     ? { topic: topics.episodes, key: event.episode.id }
     : { topic: topics.entities, key: event.entity.id };
 }
 
 /** The topics the ingestion worker consumes. */
-export const ingestTopics = (topics: Topics) => [topics.episodes, topics.entities, topics.rankings];
+export const ingestTopics = (topics: Topics) => [
+  topics.episodes,
+  topics.entities,
+  topics.podcasts,
+  topics.rankings,
+];
 
 /** The event type a topic carries, or undefined for a topic that carries no producer events. */
 export function eventTypeOfTopic(topic: string, topics: Topics = TOPICS): IngestEvent['type'] | undefined {
   if (topic === topics.episodes) return 'episode.transcribed';
   if (topic === topics.entities) return 'entity.upserted';
   if (topic === topics.rankings) return 'ranking.captured';
+  if (topic === topics.podcasts) return 'podcast.upserted';
   return undefined;
 }
 
@@ -47,6 +56,7 @@ export function topicsToCreate(topics: Topics = TOPICS): ITopicConfig[] {
   return [
     { topic: topics.episodes },
     { topic: topics.entities },
+    { topic: topics.podcasts },
     { topic: topics.rankings },
     { topic: topics.deadLetter, configEntries: [{ name: 'retention.ms', value: '-1' }] },
   ];

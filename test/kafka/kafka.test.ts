@@ -83,6 +83,7 @@ const topicsFor = (): Topics => {
   return {
     episodes: `t-${run}.episodes`,
     entities: `t-${run}.entities`,
+    podcasts: `t-${run}.podcasts`,
     rankings: `t-${run}.rankings`,
     deadLetter: `t-${run}.dead-letter`,
   };

@@ -77,7 +77,7 @@ describe('decodeMessage', () => {
       errors: [
         {
           location: '/type',
-          message: 'must be one of entity.upserted, episode.transcribed, ranking.captured',
+          message: 'must be one of entity.upserted, episode.transcribed, podcast.upserted, ranking.captured',
           value: 'episode.deleted',
         },
       ],
@@ -127,7 +127,13 @@ describe('decodeMessage', () => {
   });
 
   it('reads topic names from the topics it is given', () => {
-    const topics = { episodes: 'eps', entities: 'ents', rankings: 'ranks', deadLetter: 'dl' };
+    const topics = {
+      episodes: 'eps',
+      entities: 'ents',
+      podcasts: 'pods',
+      rankings: 'ranks',
+      deadLetter: 'dl',
+    };
     const event = episodeEvent({ id: 'ep-9' });
     expect(decodeMessage(message('eps', 'ep-9', JSON.stringify(event)), topics)).toEqual({ ok: true, event });
     expect(decodeMessage(message(TOPICS.episodes, 'ep-9', JSON.stringify(event)), topics).ok).toBe(false);

@@ -8,6 +8,7 @@ describe('topics', () => {
     expect(TOPICS).toEqual({
       episodes: 'earshot.episodes',
       entities: 'earshot.entities',
+      podcasts: 'earshot.podcasts',
       rankings: 'earshot.rankings',
       deadLetter: 'earshot.dead-letter',
     });
@@ -34,6 +35,7 @@ describe('topics', () => {
   it('say which event type each ingestion topic carries, and none for the dead-letter topic', () => {
     expect(eventTypeOfTopic('earshot.episodes')).toBe('episode.transcribed');
     expect(eventTypeOfTopic('earshot.entities')).toBe('entity.upserted');
+    expect(eventTypeOfTopic('earshot.podcasts')).toBe('podcast.upserted');
     expect(eventTypeOfTopic('earshot.rankings')).toBe('ranking.captured');
     expect(eventTypeOfTopic('earshot.dead-letter')).toBeUndefined();
   });
@@ -42,6 +44,7 @@ describe('topics', () => {
     expect(topicsToCreate()).toEqual([
       { topic: 'earshot.episodes' },
       { topic: 'earshot.entities' },
+      { topic: 'earshot.podcasts' },
       { topic: 'earshot.rankings' },
       { topic: 'earshot.dead-letter', configEntries: [{ name: 'retention.ms', value: '-1' }] },
     ]);

@@ -102,10 +102,12 @@ function stringFor(schema: Record<string, unknown>): fc.Arbitrary<string> {
   );
   switch (schema.format) {
     case 'date-time':
-      return fc
-        // Past instants: a valid event's occurred_at may be at most a day ahead of the clock.
-        .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date(), noInvalidDate: true })
-        .map((date) => date.toISOString());
+      return (
+        fc
+          // Past instants: a valid event's occurred_at may be at most a day ahead of the clock.
+          .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date(), noInvalidDate: true })
+          .map((date) => date.toISOString())
+      );
     case 'date':
       return fc
         .date({

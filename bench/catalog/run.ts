@@ -1,0 +1,196 @@
+// bench/catalog: a generated catalog (10,000 podcasts, 200,000 episodes, 20,000 transcribed, one
+// with 2,000 lines) ingested into the read models, then the catalog routes of a real
+// `earshot serve --roles api` process measured next to a bare fastify + pg one-row route, same run.
+// Targets: every route ≥ 25% of the bare route's req/s at 20 connections; p99 < 50 ms for the
+// lists and < 100 ms for the 2,000-line transcript; ingest ≥ 500 episodes/s into the read models.
+// BENCH_PODCASTS, BENCH_EPISODES_PER_PODCAST, BENCH_TRANSCRIBED_EVERY, BENCH_SECONDS and
+// BENCH_CONNECTIONS scale it down or up.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { catalogProjections } from '../../src/catalog/capability.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import type { IngestEvent } from '../../src/ingestion/events.ts';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { createKey } from '../../src/platform/keys.ts';
+import { createOrganization, createProject } from '../../src/platform/organizations.ts';
+import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts';
+import { episodeEvent, podcastEvent, podcastTitle } from './synthetic.ts';
+
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const PODCASTS = Number(process.env.BENCH_PODCASTS ?? 10_000);
+const PER_PODCAST = Number(process.env.BENCH_EPISODES_PER_PODCAST ?? 20);
+const TRANSCRIBED_EVERY = Number(process.env.BENCH_TRANSCRIBED_EVERY ?? 10);
+const LONG_TRANSCRIPT = 2000;
+// BENCH_SCHEMA keeps the generated catalog in that schema (and reuses it when it is there).
+const kept = process.env.BENCH_SCHEMA;
+const schema = kept ?? `bench_catalog_${randomBytes(4).toString('hex')}`;
+const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+async function waitReady(url: string) {
+  for (let i = 0; i < 600; i++) {
+    const response = await fetch(url).catch(() => undefined);
+    if (response?.ok) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+function cannon(options: autocannon.Options) {
+  return new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon({ connections: CONNECTIONS, duration: DURATION, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    ),
+  );
+}
+
+function* events(now: Date): Generator<IngestEvent> {
+  for (let p = 0; p < PODCASTS; p++) {
+    yield podcastEvent(p);
+    for (let n = 0; n < PER_PODCAST; n++) {
+      const transcribed = (p * PER_PODCAST + n) % TRANSCRIBED_EVERY === 0;
+      yield episodeEvent(p, n, p === 0 && n === 0 ? LONG_TRANSCRIPT : transcribed ? 40 : 0, now);
+    }
+  }
+}
+
+const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
+await admin.query(`create schema if not exists ${schema}`);
+const db = openPostgres({ connectionString: BASE_URL, schema, max: 10 });
+const children: ChildProcess[] = [];
+try {
+  await migrate(db);
+  const store = createPostgresEventStore(db);
+  const org = await createOrganization(db, { name: 'Bench', plan: 'ENTERPRISE' });
+  const project = await createProject(db, { organizationId: org.id, name: 'Bench' });
+  const { key } = await createKey(db, { kind: 'project', projectId: project.id });
+
+  const now = new Date();
+  const episodes = PODCASTS * PER_PODCAST;
+  const reused = (await db.query<{ n: number }>('select count(*)::int as n from podcasts')).rows[0]!.n > 0;
+  let started = performance.now();
+  let batch: IngestEvent[] = [];
+  for (const event of reused ? [] : events(now)) {
+    batch.push(event);
+    if (batch.length === 500) {
+      await ingestEvents(store, batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await ingestEvents(store, batch);
+  const appendSeconds = (performance.now() - started) / 1000;
+  started = performance.now();
+  // Each read model follows the store on its own, as the projector role runs them.
+  await Promise.all(catalogProjections.map((projection) => catchUpProjection(db, store, projection)));
+  const projectSeconds = (performance.now() - started) / 1000;
+  await store.close();
+  await db.query('analyze');
+
+  const servicePort = 18800 + Math.floor(Math.random() * 200);
+  const barePort = servicePort + 300;
+  const service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: schemaUrl,
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(service);
+  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/catalog/bare-server.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: schemaUrl, PORT: String(barePort) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(bare);
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  await waitReady(`${serviceUrl}/readyz`);
+  await waitReady(`http://127.0.0.1:${barePort}/podcasts/pod-1`);
+
+  const headers = { 'x-api-key': key };
+  let q = 0;
+  const queries = Array.from({ length: 200 }, (_, i) => {
+    const words = podcastTitle(i * 37).split(' ');
+    // a typo, a dropped word, or extra words, as searchers type them
+    const query =
+      i % 3 === 0
+        ? words.map((w, k) => (k === 1 ? w.slice(0, -1) : w)).join(' ')
+        : i % 3 === 1
+          ? words.slice(0, 2).join(' ')
+          : `${words.join(' ')} podcast episodes`;
+    return encodeURIComponent(query);
+  });
+  const routes: [string, autocannon.Options, number][] = [
+    [
+      'GET /v1/podcasts?q=',
+      {
+        url: serviceUrl,
+        headers,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (r) => ({ ...r, path: `/v1/podcasts?q=${queries[q++ % queries.length]}` }),
+          },
+        ],
+      },
+      50,
+    ],
+    [
+      'GET /v1/podcasts (filtered)',
+      {
+        url: `${serviceUrl}/v1/podcasts?language=en&min_popularity=0.3&guest_frequency=occasional,regular,always&publishing_status=active&topic_id=technology`,
+        headers,
+      },
+      50,
+    ],
+    ['GET /v1/podcasts/{id} (for reference)', { url: `${serviceUrl}/v1/podcasts/pod-1`, headers }, 50],
+    [
+      'GET /v1/podcasts/episodes/{id}?include=transcript',
+      { url: `${serviceUrl}/v1/podcasts/episodes/ep-0-0?include=transcript`, headers },
+      100,
+    ],
+    [
+      'GET /v1/podcasts/episodes/{id}/transcript srt',
+      { url: `${serviceUrl}/v1/podcasts/episodes/ep-0-0/transcript?format=srt`, headers },
+      100,
+    ],
+  ];
+  const baseline = await cannon({ url: `http://127.0.0.1:${barePort}/podcasts/pod-1` });
+  const results: [string, autocannon.Result, number][] = [];
+  for (const [name, options, p99Target] of routes) results.push([name, await cannon(options), p99Target]);
+
+  const row = (name: string, r: autocannon.Result) =>
+    `${name.padEnd(50)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx}  errors ${r.errors}`;
+  console.log(
+    `\nbench/catalog  (${PODCASTS} podcasts, ${episodes} episodes, ${Math.ceil(episodes / TRANSCRIBED_EVERY)} transcribed; ${CONNECTIONS} connections, ${DURATION}s a route)`,
+  );
+  console.log(
+    reused
+      ? `catalog reused from schema ${schema}: ingest not measured`
+      : `append ${(episodes / appendSeconds).toFixed(0)} episodes/s; read models ${(episodes / projectSeconds).toFixed(0)} episodes/s (target ≥ 500: ${episodes / projectSeconds >= 500 ? 'met' : 'NOT met'})`,
+  );
+  console.log(row('bare fastify + pg, one row', baseline));
+  for (const [name, result, p99Target] of results) {
+    const share = result.requests.average / baseline.requests.average;
+    console.log(row(name, result));
+    console.log(
+      `${''.padEnd(50)} ${(share * 100).toFixed(1)}% of bare (target ≥ 25%: ${share >= 0.25 ? 'met' : 'NOT met'}); p99 target < ${p99Target} ms: ${result.latency.p99 < p99Target && result.non2xx === 0 ? 'met' : 'NOT met'}`,
+    );
+  }
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await sleep(500);
+  await db.close();
+  if (!kept) await admin.query(`drop schema ${schema} cascade`);
+  await admin.close();
+}

@@ -1,0 +1,104 @@
+import { likeLiteral, Params } from '../../src/catalog/sql.ts';
+import type { Queryable } from '../../src/db/db.ts';
+import type { CatalogTopic, EpisodeVideo } from '../../src/ingestion/catalog-events.ts';
+
+export interface EpisodeRow {
+  id: string;
+  podcast_id: string;
+  slug: string | null;
+  title: string;
+  description: string | null;
+  audio_url: string | null;
+  image_url: string | null;
+  url: string | null;
+  language: string | null;
+  explicit: boolean | null;
+  episode_number: number | null;
+  duration_seconds: number;
+  published_at: Date;
+  has_transcript: boolean;
+  entity_count: number;
+  clip_count: number;
+  segment_count: number;
+  speakers: {
+    id?: string;
+    name?: string;
+    role: string;
+    entity_id?: string;
+    person_id?: string;
+    speaking_duration_seconds?: number;
+  }[];
+  topics: CatalogTopic[];
+  videos: EpisodeVideo[];
+}
+
+export interface EpisodeFilters {
+  podcastId?: string;
+  /** Episodes that mention any of these entities or have one of them speaking. */
+  entityIds?: string[];
+  language?: string;
+  title?: string;
+  publishedAfter?: Date;
+  publishedBefore?: Date;
+  hasTranscript?: boolean;
+  minDuration?: number;
+  maxDuration?: number;
+}
+
+/** Keyset position of a page's last episode: newest first, then id descending. */
+export interface EpisodePosition {
+  p: string;
+  i: string;
+}
+
+const COLUMNS = `id, podcast_id, slug, title, description, audio_url, image_url, url, language, explicit,
+  episode_number, duration_seconds, published_at, has_transcript, entity_count, clip_count, segment_count,
+  speakers, topics, videos`;
+
+export async function listEpisodes(
+  db: Queryable,
+  f: EpisodeFilters,
+  limit: number,
+  after?: EpisodePosition,
+): Promise<EpisodeRow[]> {
+  const params = new Params();
+  const where: string[] = [];
+  if (f.podcastId !== undefined) where.push(`podcast_id = ${params.p(f.podcastId, 'text')}`);
+  if (f.entityIds !== undefined) where.push(`entity_ids && ${params.p(f.entityIds, 'text[]')}`);
+  if (f.language !== undefined)
+    where.push(`lower(split_part(language, '-', 1)) = ${params.p(f.language.toLowerCase(), 'text')}`);
+  if (f.title !== undefined) where.push(`title ilike ${params.p(`%${likeLiteral(f.title)}%`, 'text')}`);
+  if (f.publishedAfter) where.push(`published_at >= ${params.p(f.publishedAfter, 'timestamptz')}`);
+  if (f.publishedBefore) where.push(`published_at < ${params.p(f.publishedBefore, 'timestamptz')}`);
+  if (f.hasTranscript !== undefined) where.push(`has_transcript = ${params.p(f.hasTranscript, 'boolean')}`);
+  if (f.minDuration !== undefined) where.push(`duration_seconds >= ${params.p(f.minDuration, 'int')}`);
+  if (f.maxDuration !== undefined) where.push(`duration_seconds <= ${params.p(f.maxDuration, 'int')}`);
+  if (after)
+    where.push(`(published_at, id) < (${params.p(after.p, 'timestamptz')}, ${params.p(after.i, 'text')})`);
+  const { rows } = await db.query<EpisodeRow>(
+    `select ${COLUMNS} from catalog_episodes
+      ${where.length ? `where ${where.join(' and ')}` : ''}
+      order by published_at desc, id desc limit ${params.p(limit, 'int')}`,
+    params.values,
+  );
+  return rows;
+}
+
+/** An episode by id, else by slug (the newest holding it). */
+export async function findCatalogEpisode(db: Queryable, ref: string): Promise<EpisodeRow | null> {
+  const { rows } = await db.query<EpisodeRow>(
+    `select ${COLUMNS} from catalog_episodes where id = $1::text
+     union all (select ${COLUMNS} from catalog_episodes where slug = $1::text order by published_at desc, id limit 1)
+     limit 1`,
+    [ref],
+  );
+  return rows[0] ?? null;
+}
+
+export async function catalogEpisodesByIds(db: Queryable, ids: readonly string[]): Promise<EpisodeRow[]> {
+  const { rows } = await db.query<EpisodeRow>(
+    `select ${COLUMNS} from catalog_episodes where id = any($1::text[])`,
+    [ids],
+  );
+  return rows;
+}

@@ -1,0 +1,342 @@
+import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from '../../src/catalog/format-rules.ts';
+import { likeLiteral, Params } from '../../src/catalog/sql.ts';
+import type { Queryable } from '../../src/db/db.ts';
+
+export type MatchQuality = 'exact' | 'prefix' | 'fuzzy' | 'description';
+
+export interface PodcastFilters {
+  /** The query in search-key form (searchKey); empty means none. */
+  q?: string;
+  sort: 'relevance' | 'popularity';
+  slug?: string;
+  /** A resolved topic ancestry: shows where it (or a topic below it) is at least 20% of episodes. */
+  topicAncestry?: string;
+  language?: string;
+  suitabilityTier?: string;
+  minPopularity?: number;
+  guestFrequency?: string[];
+  formatSignals?: string[];
+  hasAds?: boolean;
+  hasVideo?: boolean;
+  minAvgMinutes?: number;
+  maxAvgMinutes?: number;
+  minEpisodesPerWeek?: number;
+  maxEpisodesPerWeek?: number;
+  publishingStatus?: 'active' | 'dormant';
+  now: Date;
+}
+
+export interface PodcastHit {
+  id: string;
+  match_quality?: MatchQuality;
+}
+
+/** The share of a show's episodes a topic must reach for topic_id to match it. */
+const TOPIC_SHARE = 0.2;
+/** Words too common in show titles to find candidates by: they would match much of the catalog. */
+const COMMON_WORDS = new Set(
+  'a an and at by de del der des di du el en for from in la las le les los my of on our the to with your podcast podcasts show radio hour episode episodes ep season new best daily weekly'.split(
+    ' ',
+  ),
+);
+
+/** The words of q that can find a show whose whole title is inside q (a query with extra words). */
+const distinctiveWords = (q: string) => [
+  ...new Set(q.split(' ').filter((w) => w.length >= 3 && !COMMON_WORDS.has(w))),
+];
+
+/** Pasted episode titles are long; shorter queries would match far too many episode titles. */
+const EPISODE_TITLE_MIN_WORDS = 4;
+
+/**
+ * Candidate shows for q with a score in [0, 1] and a match quality: by title (trigram similarity
+ * either way round, so missing and extra words cost little), by an episode's title (a pasted
+ * episode title), or by description words only.
+ */
+function searchHits(params: Params, q: string): string {
+  const query = params.p(q, 'text');
+  const prefix = params.p(`${likeLiteral(q)} %`, 'text');
+  const words = params.p(distinctiveWords(q), 'text[]');
+  const allWords = params.p([...new Set(q.split(' '))], 'text[]');
+  const episodes =
+    q.split(' ').length >= EPISODE_TITLE_MIN_WORDS
+      ? `union all
+         select m.podcast_id, 'fuzzy', m.score * 0.95 from podcast_episode_title_matches(${query}, 0.5) m`
+      : '';
+  return `
+    hits (id, quality, score) as (
+      select p.id,
+             case when p.search_title = ${query} then 'exact'
+                  when p.search_title like ${prefix} then 'prefix' else 'fuzzy' end,
+             case when p.search_title = ${query} then 1.0
+                  else greatest(
+                    similarity(p.search_title, ${query}),
+                    word_similarity(${query}, p.search_title)
+                      * (0.7 + 0.3 * least(1.0, length(${query})::float8 / greatest(length(p.search_title), 1))),
+                    word_similarity(p.search_title, ${query})
+                      * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(${query}), 1))))
+             end
+        from podcasts p
+       where p.id in (select podcast_title_candidates(${query}, ${words}, ${allWords}))
+      ${episodes}
+      union all
+      select p.id, 'description', 0.25
+        from podcasts p
+       where to_tsvector('simple', coalesce(p.search_description, '')) @@ plainto_tsquery('simple', ${query})
+    ),
+    ranked as (
+      select id, (array_agg(quality order by case quality when 'exact' then 0 when 'prefix' then 1
+                                                          when 'fuzzy' then 2 else 3 end))[1] as quality,
+             max(score) as score
+        from hits group by id
+    )`;
+}
+
+/** One page of shows matching the filters, in the order the spec asks for. */
+export async function listPodcasts(
+  db: Queryable,
+  f: PodcastFilters,
+  limit: number,
+  offset: number,
+): Promise<PodcastHit[]> {
+  const params = new Params();
+  const ctes: string[] = [];
+  const joins: string[] = [];
+  const where: string[] = [];
+  const order: string[] = [];
+  // Bound only when a filter reads it: an unused parameter has no type PostgreSQL can infer.
+  let nowParam: string | undefined;
+  const now = () => (nowParam ??= params.p(f.now, 'timestamptz'));
+  const windowStart = () => `(${now()} - interval '${ACTIVE_WINDOW_DAYS} days')`;
+
+  const q = f.q ?? '';
+  if (q) {
+    ctes.push(searchHits(params, q));
+    joins.push('join ranked r on r.id = p.id');
+  }
+  if (f.topicAncestry !== undefined) {
+    const ancestry = params.p(f.topicAncestry, 'text');
+    const below = params.p(`${likeLiteral(f.topicAncestry)}/%`, 'text');
+    const matches = (t: string) => `(${t} = ${ancestry} or ${t} like ${below})`;
+    ctes.push(`
+      tagged as (
+        select t.podcast_id, count(distinct t.episode_id)::float8 / max(fm.episode_count) as share
+          from catalog_episode_topics t join podcast_formats fm on fm.podcast_id = t.podcast_id
+         where ${matches('t.ancestry')}
+         group by t.podcast_id
+      ),
+      declared as (
+        select p.id as podcast_id, 1.0::float8 as share
+          from podcasts p
+         where not exists (select 1 from catalog_episode_topics t where t.podcast_id = p.id)
+           and exists (select 1 from jsonb_array_elements(coalesce(p.topics, '[]')) d
+                        where ${matches("coalesce(d->>'ancestry', d->>'slug', d->>'id')")})
+      ),
+      topical as (
+        select podcast_id, share from tagged where share >= ${TOPIC_SHARE}
+        union all select podcast_id, share from declared
+      )`);
+    joins.push('join topical tp on tp.podcast_id = p.id');
+  }
+  if (f.slug !== undefined) where.push(`p.slug = ${params.p(f.slug, 'text')}`);
+  if (f.language !== undefined)
+    where.push(`lower(split_part(p.language, '-', 1)) = ${params.p(f.language.toLowerCase(), 'text')}`);
+  if (f.suitabilityTier !== undefined)
+    where.push(`p.suitability_tier = ${params.p(f.suitabilityTier, 'text')}`);
+  if (f.minPopularity !== undefined && f.minPopularity > 0)
+    where.push(`p.popularity >= ${params.p(f.minPopularity, 'float8')}`);
+  if (f.guestFrequency?.length)
+    where.push(`fm.guest_frequency = any(${params.p(f.guestFrequency, 'text[]')})`);
+  if (f.formatSignals?.length) where.push(`fm.signals && ${params.p(f.formatSignals, 'text[]')}`);
+  if (f.hasAds !== undefined) where.push(`fm.has_ads = ${params.p(f.hasAds, 'boolean')}`);
+  if (f.hasVideo !== undefined)
+    where.push(
+      `(coalesce(fm.has_video, false) or coalesce(p.has_video, false)) = ${params.p(f.hasVideo, 'boolean')}`,
+    );
+  if (f.minAvgMinutes !== undefined)
+    where.push(`fm.avg_episode_minutes >= ${params.p(f.minAvgMinutes, 'float8')}`);
+  if (f.maxAvgMinutes !== undefined)
+    where.push(`fm.avg_episode_minutes <= ${params.p(f.maxAvgMinutes, 'float8')}`);
+  if (f.minEpisodesPerWeek !== undefined || f.maxEpisodesPerWeek !== undefined) {
+    where.push(`fm.first_episode_published_at <= ${now()} - interval '${BRIEFLY_TRACKED_DAYS} days'`);
+    const perWeek = `((select count(*) from podcast_format_episodes fe
+                        where fe.podcast_id = p.id and fe.published_at > ${windowStart()}
+                          and fe.published_at <= ${now()})::float8 / ${ACTIVE_WINDOW_DAYS / 7})`;
+    if (f.minEpisodesPerWeek !== undefined)
+      where.push(`${perWeek} >= ${params.p(f.minEpisodesPerWeek, 'float8')}`);
+    if (f.maxEpisodesPerWeek !== undefined)
+      where.push(`${perWeek} <= ${params.p(f.maxEpisodesPerWeek, 'float8')}`);
+  }
+  if (f.publishingStatus === 'active') where.push(`fm.latest_episode_published_at >= ${windowStart()}`);
+  if (f.publishingStatus === 'dormant') where.push(`fm.latest_episode_published_at < ${windowStart()}`);
+
+  if (q && f.sort === 'relevance')
+    order.push("(r.quality = 'exact') desc", "(r.quality = 'prefix') desc", 'r.score desc');
+  else if (f.topicAncestry !== undefined && f.sort === 'relevance') order.push('tp.share desc');
+  order.push('p.popularity desc nulls last', 'p.id');
+
+  const { rows } = await db.query<PodcastHit & { quality?: MatchQuality }>(
+    `${ctes.length ? `with ${ctes.join(',')}` : ''}
+     select p.id${q ? ', r.quality' : ''}
+       from podcasts p
+       left join podcast_formats fm on fm.podcast_id = p.id
+       ${joins.join('\n')}
+      ${where.length ? `where ${where.join(' and ')}` : ''}
+      order by ${order.join(', ')}
+      limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
+    params.values,
+  );
+  return rows.map((row) => (row.quality ? { id: row.id, match_quality: row.quality } : { id: row.id }));
+}
+
+export interface PodcastRow {
+  id: string;
+  title: string;
+  slug: string | null;
+  description: string | null;
+  url: string | null;
+  image_url: string | null;
+  language: string | null;
+  explicit: boolean | null;
+  popularity: number | null;
+  bias: string | null;
+  political_context: string | null;
+  suitability_tier: string | null;
+  has_video: boolean | null;
+  feed_url: string | null;
+  apple_id: string | null;
+  directory_ids: Record<string, string> | null;
+  publisher: { id?: string; name?: string; slug?: string } | null;
+  episode_count: number;
+  episodes_in_window: number;
+}
+
+export interface FormatRow {
+  podcast_id: string;
+  episode_count: number;
+  analyzed_episodes: number;
+  ad_episode_rate: number;
+  call_in_episode_rate: number;
+  guest_episode_rate: number;
+  panel_episode_rate: number;
+  solo_episode_rate: number;
+  has_video: boolean;
+  publish_days: Record<string, number>;
+  avg_episode_minutes: number | null;
+  episode_minutes_median: number | null;
+  episode_minutes_p25: number | null;
+  episode_minutes_p75: number | null;
+  first_episode_published_at: Date;
+  latest_episode_published_at: Date;
+  guest_frequency: string | null;
+  has_ads: boolean | null;
+  signals: string[];
+  computed_at: Date;
+  /** Episodes published in the trailing window before now. */
+  episodes_in_window: number;
+}
+
+const PODCAST_COLUMNS = `p.id, p.title, p.slug, p.description, p.url, p.image_url, p.language, p.explicit,
+  p.popularity, p.bias, p.political_context, p.suitability_tier, p.has_video, p.feed_url, p.apple_id,
+  p.directory_ids, p.publisher`;
+
+/** Shows by id, in no particular order, each with its episode count. */
+export async function podcastsByIds(db: Queryable, ids: readonly string[]): Promise<PodcastRow[]> {
+  const { rows } = await db.query<PodcastRow>(
+    `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count
+       from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
+      where p.id = any($1::text[])`,
+    [ids],
+  );
+  return rows;
+}
+
+/** Format profiles by podcast id, each with the episodes of the trailing window before now. */
+export async function formatsByIds(db: Queryable, ids: readonly string[], now: Date): Promise<FormatRow[]> {
+  const { rows } = await db.query<FormatRow>(
+    `select fm.*, (select count(*)::int from podcast_format_episodes fe
+                    where fe.podcast_id = fm.podcast_id
+                      and fe.published_at > $2::timestamptz - interval '${ACTIVE_WINDOW_DAYS} days'
+                      and fe.published_at <= $2::timestamptz) as episodes_in_window
+       from podcast_formats fm where fm.podcast_id = any($1::text[])`,
+    [ids, now],
+  );
+  return rows;
+}
+
+/**
+ * A show by id, slug or numeric Apple directory id, in that order of precedence (an id always
+ * wins; among shows sharing a slug, the most popular).
+ */
+export async function resolvePodcastId(db: Queryable, ref: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from podcasts where id = $1::text
+     union all (select id from podcasts where slug = $1::text order by popularity desc nulls last, id limit 1)
+     union all (select id from podcasts where apple_id = $1::text and $1::text ~ '^[0-9]+$'
+                 order by popularity desc nulls last, id limit 1)
+     limit 1`,
+    [ref],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** Shows by Apple directory id. */
+export async function podcastIdsByApple(
+  db: Queryable,
+  appleIds: readonly string[],
+): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; apple_id: string }>(
+    `select distinct on (apple_id) id, apple_id from podcasts where apple_id = any($1::text[])
+      order by apple_id, popularity desc nulls last, id`,
+    [appleIds],
+  );
+  return new Map(rows.map((row) => [row.apple_id, row.id]));
+}
+
+export interface TopicRow {
+  podcast_id: string;
+  id: string;
+  name: string;
+  slug: string | null;
+  ancestry: string;
+  ancestry_path: string;
+  episode_count: number;
+}
+
+/** Each show's topics, most episodes first, at most `limit` a show: its episodes' topics, then its declared ones. */
+export async function topicsOf(db: Queryable, ids: readonly string[], limit: number): Promise<TopicRow[]> {
+  const { rows } = await db.query<TopicRow>(
+    `select podcast_id, id, name, slug, ancestry, ancestry_path, episode_count from (
+       select *, row_number() over (partition by podcast_id order by episode_count desc, name, id) as n from (
+         select t.podcast_id, t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
+                min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
+                count(distinct t.episode_id)::int as episode_count
+           from catalog_episode_topics t where t.podcast_id = any($1::text[])
+          group by t.podcast_id, t.topic_id
+         union all
+         select p.id, d->>'id', d->>'name', d->>'slug',
+                coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
+           from podcasts p, jsonb_array_elements(coalesce(p.topics, '[]')) d
+          where p.id = any($1::text[])
+            and not exists (select 1 from catalog_episode_topics t
+                             where t.podcast_id = p.id and t.topic_id = d->>'id')
+       ) all_topics
+     ) numbered where n <= $2::int`,
+    [ids, limit],
+  );
+  return rows;
+}
+
+/** The ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself. */
+export async function resolveTopicAncestry(db: Queryable, topicId: string): Promise<string> {
+  const { rows } = await db.query<{ ancestry: string }>(
+    `(select ancestry from catalog_episode_topics where topic_id = $1::text limit 1)
+     union all (select ancestry from catalog_episode_topics where ancestry_path = $1::text limit 1)
+     union all (select coalesce(d->>'ancestry', d->>'slug', d->>'id')
+                  from podcasts p, jsonb_array_elements(coalesce(p.topics, '[]')) d
+                 where d->>'id' = $1::text limit 1)
+     limit 1`,
+    [topicId],
+  );
+  return rows[0]?.ancestry ?? topicId;
+}

@@ -1,0 +1,77 @@
+import { Params } from '../../src/catalog/sql.ts';
+import type { Queryable } from '../../src/db/db.ts';
+
+export interface SegmentRow {
+  id: string;
+  episode_id: string;
+  podcast_id: string;
+  published_at: Date;
+  number: number;
+  title: string;
+  type: string | null;
+  description: string | null;
+  summary: string | null;
+  start_line: number | null;
+  end_line: number | null;
+  start_seconds: number;
+  end_seconds: number;
+}
+
+export interface SegmentFilters {
+  episodeId?: string;
+  podcastId?: string;
+  type?: string;
+  publishedAfter?: Date;
+  publishedBefore?: Date;
+}
+
+/** Keyset position: newest episode first, then by episode id descending, then segment number ascending. */
+export interface SegmentPosition {
+  p: string;
+  e: string;
+  n: number;
+  i: string;
+}
+
+const COLUMNS = `id, episode_id, podcast_id, published_at, number, title, type, description, summary,
+  start_line, end_line, start_seconds, end_seconds`;
+
+export async function listSegments(
+  db: Queryable,
+  f: SegmentFilters,
+  limit: number,
+  after?: SegmentPosition,
+): Promise<SegmentRow[]> {
+  const params = new Params();
+  const where: string[] = [];
+  if (f.episodeId !== undefined) where.push(`episode_id = ${params.p(f.episodeId, 'text')}`);
+  if (f.podcastId !== undefined) where.push(`podcast_id = ${params.p(f.podcastId, 'text')}`);
+  if (f.type !== undefined) where.push(`type = ${params.p(f.type, 'text')}`);
+  if (f.publishedAfter) where.push(`published_at >= ${params.p(f.publishedAfter, 'timestamptz')}`);
+  if (f.publishedBefore) where.push(`published_at < ${params.p(f.publishedBefore, 'timestamptz')}`);
+  if (after) {
+    const p = params.p(after.p, 'timestamptz');
+    const e = params.p(after.e, 'text');
+    where.push(`((published_at, episode_id) < (${p}, ${e})
+                 or ((published_at, episode_id) = (${p}, ${e})
+                     and (number, id) > (${params.p(after.n, 'int')}, ${params.p(after.i, 'text')})))`);
+  }
+  const { rows } = await db.query<SegmentRow>(
+    `select ${COLUMNS} from segments ${where.length ? `where ${where.join(' and ')}` : ''}
+      order by published_at desc, episode_id desc, number, id limit ${params.p(limit, 'int')}`,
+    params.values,
+  );
+  return rows;
+}
+
+export async function findSegment(db: Queryable, id: string): Promise<SegmentRow | null> {
+  const { rows } = await db.query<SegmentRow>(`select ${COLUMNS} from segments where id = $1::text`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function segmentsByIds(db: Queryable, ids: readonly string[]): Promise<SegmentRow[]> {
+  const { rows } = await db.query<SegmentRow>(`select ${COLUMNS} from segments where id = any($1::text[])`, [
+    ids,
+  ]);
+  return rows;
+}

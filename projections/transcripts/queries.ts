@@ -1,0 +1,25 @@
+import type { Queryable } from '../../src/db/db.ts';
+import type { StoredLine } from './projection.ts';
+
+export interface TranscriptRow {
+  episode_id: string;
+  language: string | null;
+  lines: StoredLine[];
+}
+
+export async function findTranscript(db: Queryable, episodeId: string): Promise<TranscriptRow | null> {
+  const { rows } = await db.query<TranscriptRow>(
+    'select episode_id, language, lines from transcripts where episode_id = $1::text',
+    [episodeId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The version (occurred_at) of an episode the transcripts model holds; null when it holds none. */
+export async function transcriptVersion(db: Queryable, episodeId: string): Promise<string | null> {
+  const { rows } = await db.query<{ v: string }>(
+    `select occurred_at::text as v from episode_versions where projection = 'transcripts' and episode_id = $1::text`,
+    [episodeId],
+  );
+  return rows[0]?.v ?? null;
+}
