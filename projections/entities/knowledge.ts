@@ -113,7 +113,7 @@ export async function findCompany(db: Queryable, id: string): Promise<KnowledgeR
        order by e.occurred_at desc limit 1)
      union all
      (select ${COLUMNS} from entities e where e.slug = $1::text and e.entity_type = 'COMPANY'
-       order by e.occurred_at desc limit 1)
+       order by e.slug_claim limit 1)
      limit 1`,
     [id, domainOf(id)],
   );
@@ -126,7 +126,7 @@ export async function findPerson(db: Queryable, id: string): Promise<KnowledgeRo
     `select ${COLUMNS} from entities e where e.id = $1::text and e.entity_type = 'PERSON'
      union all
      (select ${COLUMNS} from entities e where e.slug = $1::text and e.entity_type = 'PERSON'
-       order by e.occurred_at desc limit 1)
+       order by e.slug_claim limit 1)
      limit 1`,
     [id],
   );

@@ -16,7 +16,7 @@ import { pageOf } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { uuidFromName } from '../ids.ts';
 import { type Change, compareCaptures, type Mover } from './movers.ts';
-import { resolvePodcastId } from './podcast-id.ts';
+import { rankedPodcastId } from './podcast-id.ts';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -176,7 +176,7 @@ function page<Row, Item>(
 }
 
 async function podcastIdOf(app: FastifyInstance, id: string): Promise<string> {
-  const podcastId = await resolvePodcastId(app.db, id);
+  const podcastId = await rankedPodcastId(app.db, id);
   if (!podcastId) throw new NotFoundError('podcast_not_found', `No podcast ${id}.`);
   return podcastId;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartCapturesProjection } from '../../projections/chart_captures/projection.ts';
-import { episodesProjection } from '../../projections/episodes/projection.ts';
+import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
@@ -81,7 +81,7 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
       episodeEvent({ podcast: { id: 'pod-quiet', title: 'Never charted', slug: 'never-charted' } }),
     ]);
     await catchUp(db, store, chartCapturesProjection);
-    await catchUp(db, store, episodesProjection);
+    await catchUp(db, store, podcastsProjection);
     // Catching up waits for every older transaction in the cluster; a busy shared server is slow.
   }, 180_000);
   afterAll(async () => {
