@@ -11,6 +11,7 @@ import { kafkaIngestionWorker } from './kafka/ingestion-worker.ts';
 import { matchingCapability } from './matching/capability.ts';
 import { observabilityRoutes } from './observability/routes.ts';
 import type { Capability, Runtime } from './runtime.ts';
+import { searchCapability } from './search/capability.ts';
 
 /** The one place that wires capabilities together. */
 export function buildCapabilities(runtime: Runtime): Capability[] {
@@ -34,6 +35,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
     catalogCapability({ now: () => runtime.now() }),
+    searchCapability({ now: () => runtime.now() }),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

@@ -14,3 +14,14 @@ export async function findTranscript(db: Queryable, episodeId: string): Promise<
   );
   return rows[0] ?? null;
 }
+
+export async function transcriptsByIds(
+  db: Queryable,
+  episodeIds: readonly string[],
+): Promise<TranscriptRow[]> {
+  const { rows } = await db.query<TranscriptRow>(
+    'select episode_id, language, lines from transcripts where episode_id = any($1::text[])',
+    [episodeIds],
+  );
+  return rows;
+}
