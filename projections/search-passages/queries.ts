@@ -224,3 +224,27 @@ export async function producedMentions(
   );
   return new Map(rows.map((row) => [row.episode_id, row]));
 }
+
+/** Per episode, the lines (positions) that hold any of the names: each row's first and second line. */
+export async function detectedLines(
+  db: Queryable,
+  names: readonly Term[],
+  episodeIds: readonly string[],
+): Promise<Map<string, number[]>> {
+  const found = new Map<string, number[]>();
+  if (names.length === 0 || episodeIds.length === 0) return found;
+  const { rows } = await db.query<{ episode_id: string; start: number; first: boolean; second: boolean }>(
+    `select episode_id, start, words @@ $3::tsquery as first, words @@ $4::tsquery as second
+       from search_passages
+      where episode_id = any($1::text[]) and words @@ $2::tsquery
+      order by episode_id, start`,
+    [episodeIds, anyTerm(names), inFirstLine(names), inSecondLine(names)],
+  );
+  for (const row of rows) {
+    const lines = found.get(row.episode_id) ?? [];
+    found.set(row.episode_id, lines);
+    if (row.first) lines.push(row.start);
+    if (row.second) lines.push(row.start + 1);
+  }
+  return found;
+}

@@ -1,15 +1,16 @@
 import { catalogEpisodesByIds, type EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
 import { type ClipRow, listClips } from '../../projections/clips/queries.ts';
 import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
-import { foldedLines, WINDOW } from '../../projections/search-passages/passages.ts';
+import { WINDOW } from '../../projections/search-passages/passages.ts';
 import type { KeywordFilter, ProducedMentions } from '../../projections/search-passages/queries.ts';
 import { listSegments, type SegmentRow } from '../../projections/segments/queries.ts';
 import type { StoredLine } from '../../projections/transcripts/projection.ts';
-import { transcriptsByIds } from '../../projections/transcripts/queries.ts';
+import { transcriptLinesAt, transcriptsByIds } from '../../projections/transcripts/queries.ts';
 import { toClip, toSegment } from '../catalog/views.ts';
 import type { Queryable } from '../db/db.ts';
 import { matchEpisodeBlock } from '../matching/episode-block.ts';
 import { PhraseDetector } from '../matching/phrase-detector.ts';
+import { foldWords } from '../matching/text-folding.ts';
 import type { EpisodeSegment, MatchWindow } from '../matching/types.ts';
 import { buildWindows } from '../matching/windows.ts';
 import { matchingLines } from './keywords.ts';
@@ -26,25 +27,42 @@ export interface EpisodeParts {
   clips: ClipRow[];
 }
 
-/** Episodes by id with their podcasts and transcripts (and segments and clips when asked). */
-export async function loadEpisodes(db: Queryable, ids: readonly string[], withParts: boolean) {
-  const [episodes, transcripts] = await Promise.all([
+/** The positions from `before` lines before to `after` lines after each of `indexes`. */
+export function around(indexes: readonly number[], before: number, after: number): number[] {
+  const wanted = new Set<number>();
+  for (const i of indexes) for (let k = Math.max(0, i - before); k <= i + after; k++) wanted.add(k);
+  return [...wanted];
+}
+
+/**
+ * Episodes by id with their podcasts, segments and clips, and their transcript lines: only the
+ * positions `wanted` names for an episode listed there (a sparse array), else every line.
+ */
+export async function loadEpisodes(
+  db: Queryable,
+  ids: readonly string[],
+  wanted: ReadonlyMap<string, readonly number[]> = new Map(),
+) {
+  const whole = ids.filter((id) => !wanted.has(id));
+  const [episodes, transcripts, sparse] = await Promise.all([
     catalogEpisodesByIds(db, ids),
-    transcriptsByIds(db, ids),
+    whole.length ? transcriptsByIds(db, whole) : [],
+    transcriptLinesAt(db, wanted),
   ]);
   const podcasts = new Map(
     (await podcastsByIds(db, [...new Set(episodes.map((e) => e.podcast_id))])).map((p) => [p.id, p]),
   );
-  const linesOf = new Map(transcripts.map((t) => [t.episode_id, t.lines]));
+  const linesOf = new Map<string, StoredLine[]>([
+    ...transcripts.map((t) => [t.episode_id, t.lines] as const),
+    ...sparse,
+  ]);
   const parts = new Map<string, EpisodeParts>();
   await Promise.all(
     episodes.map(async (episode) => {
-      const [segments, clips] = withParts
-        ? await Promise.all([
-            listSegments(db, { episodeId: episode.id }, 1000),
-            listClips(db, { episodeId: episode.id }, 1000),
-          ])
-        : [[], []];
+      const [segments, clips] = await Promise.all([
+        listSegments(db, { episodeId: episode.id }, 1000),
+        listClips(db, { episodeId: episode.id }, 1000),
+      ]);
       parts.set(episode.id, {
         episode,
         podcast: podcasts.get(episode.podcast_id),
@@ -120,11 +138,15 @@ const searchWindow = (w: MatchWindow) => ({
   lines: w.lines.map(({ is_mention, ...line }) => ({ ...line, is_match: is_mention })),
 });
 
-/** The lines of the episode that mention the entity: the producer's when it sent any, else detected. */
+/**
+ * The lines of the episode that mention the entity: the producer's when it sent any, else the
+ * matcher's detection run on the `candidates` the index found (positions).
+ */
 export function entityMentions(
   parts: EpisodeParts,
   entity: ResolvedEntity,
   produced: ProducedMentions | undefined,
+  candidates: readonly number[] = [],
 ) {
   if (produced !== undefined) {
     const wanted = new Set(produced.lines);
@@ -135,12 +157,14 @@ export function entityMentions(
   detector.setNames(entity.entity.id, [entity.entity.name, ...entity.entity.aliases]);
   const indexes: number[] = [];
   const variants = new Set<string>();
-  parts.lines.forEach((line, i) => {
+  for (const i of candidates) {
+    const line = parts.lines[i];
+    if (line === undefined) continue;
     const hits = detector.findAll(line.text);
-    if (hits.length === 0) return;
+    if (hits.length === 0) continue;
     indexes.push(i);
     for (const hit of hits) variants.add(line.text.slice(hit.start, hit.end));
-  });
+  }
   return { indexes, count: indexes.length, variants: [...variants] };
 }
 
@@ -165,13 +189,21 @@ export function searchItem(
   parts: EpisodeParts,
   match: {
     keywords?: KeywordFilter | undefined;
+    starts: readonly number[];
     bestStart: number | null;
     score: number;
     mentions?: number[];
   },
 ) {
-  const indexes = match.keywords
-    ? matchingLines(foldedLines(parts.lines.map((l) => l.text)), match.keywords.terms, match.keywords.all)
+  const { keywords } = match;
+  const indexes = keywords
+    ? matchingLines(
+        parts.lines.length,
+        (i) => (parts.lines[i] ? foldWords(parts.lines[i].text) : []),
+        keywords.terms,
+        keywords.all,
+        match.starts,
+      )
     : (match.mentions ?? []);
   const { windows, truncated } = windowsOf(parts, indexes);
   const best = match.bestStart ?? 0;

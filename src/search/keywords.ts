@@ -1,4 +1,4 @@
-import { PASSAGE_LINES, type Term } from '../../projections/search-passages/passages.ts';
+import { PASSAGE_LINES, type Term, WINDOW } from '../../projections/search-passages/passages.ts';
 import { BadRequestError } from '../errors.ts';
 import { foldWords } from '../matching/text-folding.ts';
 
@@ -41,21 +41,46 @@ function occursIn(words: readonly string[], term: Term): boolean {
 }
 
 /**
- * The lines (indexes) that match: with `all`, the lines holding a term inside some run of at most
- * PASSAGE_LINES lines that holds every term; otherwise every line holding any term.
+ * The lines (positions) that match inside the index rows found (`starts`: each row's first line; a
+ * row spans WINDOW lines). With `all`, the lines holding a term in a run of at most PASSAGE_LINES
+ * lines of the row that holds every term (the row's two halves); otherwise the row's lines holding
+ * any term. `words(i)` gives line i's folded words; lines outside the rows are never read.
  */
-export function matchingLines(lines: readonly (readonly string[])[], terms: readonly Term[], all: boolean) {
-  const held = lines.map((words) => terms.map((term) => occursIn(words, term)));
-  if (!all) return held.flatMap((flags, i) => (flags.some(Boolean) ? [i] : []));
+export function matchingLines(
+  count: number,
+  words: (index: number) => readonly string[],
+  terms: readonly Term[],
+  all: boolean,
+  starts: readonly number[],
+): number[] {
+  const held = new Map<number, boolean[]>();
+  const heldAt = (i: number) => {
+    let flags = held.get(i);
+    if (flags === undefined) {
+      const lineWords = words(i);
+      flags = terms.map((term) => occursIn(lineWords, term));
+      held.set(i, flags);
+    }
+    return flags;
+  };
   const marked = new Set<number>();
-  for (let start = 0; start < lines.length; start++) {
-    const end = Math.min(lines.length, start + PASSAGE_LINES);
-    const covered = terms.every((_, t) => {
-      for (let k = start; k < end; k++) if (held[k]![t]) return true;
-      return false;
-    });
-    if (!covered) continue;
-    for (let k = start; k < end; k++) if (held[k]!.some(Boolean)) marked.add(k);
+  const markRun = (first: number, end: number) => {
+    for (let k = first; k < end; k++) if (heldAt(k).some(Boolean)) marked.add(k);
+  };
+  for (const start of starts) {
+    if (!all) {
+      markRun(start, Math.min(count, start + WINDOW));
+      continue;
+    }
+    for (const first of [start, start + 1]) {
+      if (first >= count) break;
+      const end = Math.min(count, first + PASSAGE_LINES);
+      const covered = terms.every((_, t) => {
+        for (let k = first; k < end; k++) if (heldAt(k)[t]) return true;
+        return false;
+      });
+      if (covered) markRun(first, end);
+    }
   }
   return [...marked].sort((a, b) => a - b);
 }

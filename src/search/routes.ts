@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { WINDOW } from '../../projections/search-passages/passages.ts';
 import {
   anyEpisode,
   countByBucket,
+  detectedLines,
   type EpisodeScope,
   type Interval,
   type KeywordFilter,
@@ -13,10 +15,11 @@ import {
 import { offsetCursor } from '../catalog/params.ts';
 import { ValidationError } from '../errors.ts';
 import { problemResponses } from '../http/problem.ts';
+import { WINDOW_CONTEXT_LINES } from '../matching/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
-import { entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
-import { ENTITY_PARAMETERS } from './references.ts';
+import { around, entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
+import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
   episodeTimeseriesQuerySchema,
   mentionsPageSchema,
@@ -43,6 +46,8 @@ interface MentionsQuery extends FilterQuery {
 }
 
 const YEAR = 365 * 86_400_000;
+/** Index rows read per search item: enough for the 50 windows an item shows. */
+const ROWS_PER_ITEM = 120;
 const tags = ['search'];
 const semanticNote = ' semantic_search answers 422 semantic_search_unavailable until semantic search lands.';
 
@@ -52,6 +57,31 @@ function requireEntity(filters: Filters) {
   throw new ValidationError('entity_required', `Name the entity: one of ${ENTITY_PARAMETERS.join(', ')}.`, [
     { location: 'query.entity_id', message: 'one entity parameter is required' },
   ]);
+}
+
+/**
+ * The page's episodes with the entity's mention lines: the producer's (whole transcript read) or
+ * the detector's, run on the lines the index found (only those and their context read).
+ */
+async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
+  const produced = await producedMentions(app.db, entity.entity.id, ids);
+  const candidates = await detectedLines(
+    app.db,
+    entity.names,
+    ids.filter((id) => !produced.has(id)),
+  );
+  const wanted = new Map(
+    [...candidates].map(([id, lines]) => [id, around(lines, contextLines, contextLines)] as const),
+  );
+  for (const id of ids) if (!produced.has(id) && !wanted.has(id)) wanted.set(id, []);
+  const parts = await loadEpisodes(app.db, ids, wanted);
+  const mentions = new Map(
+    [...parts].map(([id, episode]) => [
+      id,
+      entityMentions(episode, entity, produced.get(id), candidates.get(id) ?? []),
+    ]),
+  );
+  return { parts, mentions };
 }
 
 /** Episodes and mentions per bucket over [since, until), by default the year before now. */
@@ -93,28 +123,43 @@ export function searchRoutes(deps: { now(): Date }) {
         );
         const shown = hits.slice(0, q.limit);
         const ids = shown.map((h) => h.episode_id);
-        const [parts, produced] = await Promise.all([
-          loadEpisodes(app.db, ids, true),
-          !filters.keywords && filters.entity
-            ? producedMentions(app.db, filters.entity.entity.id, ids)
-            : undefined,
-        ]);
-        const data = shown.flatMap((hit) => {
-          const episode = parts.get(hit.episode_id);
-          if (episode === undefined) return [];
-          const mentions =
-            filters.keywords || !filters.entity
-              ? undefined
-              : entityMentions(episode, filters.entity, produced?.get(hit.episode_id)).indexes;
-          return [
-            searchItem(episode, {
-              keywords: filters.keywords,
+        const keywords = filters.keywords;
+        let data: ReturnType<typeof searchItem>[];
+        if (keywords === undefined && filters.entity !== undefined) {
+          const { parts, mentions } = await mentionsOf(app, filters.entity, ids, WINDOW_CONTEXT_LINES);
+          data = shown.flatMap((hit) => {
+            const episode = parts.get(hit.episode_id);
+            if (episode === undefined) return [];
+            const found = mentions.get(hit.episode_id)?.indexes ?? [];
+            return [
+              searchItem(episode, { starts: [], bestStart: found[0] ?? null, score: 0, mentions: found }),
+            ];
+          });
+        } else {
+          // Lines of the rows found (the first ROWS_PER_ITEM of each episode) and their context.
+          const startsOf = new Map(
+            shown.map((h) => [h.episode_id, (h.starts ?? []).slice(0, ROWS_PER_ITEM)]),
+          );
+          const wanted = new Map(
+            [...startsOf].map(([id, starts]) => [
+              id,
+              around(starts, WINDOW_CONTEXT_LINES, WINDOW - 1 + WINDOW_CONTEXT_LINES),
+            ]),
+          );
+          const parts = await loadEpisodes(app.db, ids, keywords ? wanted : new Map());
+          data = shown.flatMap((hit) => {
+            const episode = parts.get(hit.episode_id);
+            if (episode === undefined) return [];
+            const item = searchItem(episode, {
+              keywords,
+              starts: startsOf.get(hit.episode_id) ?? [],
               bestStart: hit.best_start,
               score: hit.score,
-              ...(mentions ? { mentions } : {}),
-            }),
-          ];
-        });
+            });
+            if ((hit.starts?.length ?? 0) > ROWS_PER_ITEM) item.truncated = true;
+            return [item];
+          });
+        }
         const page: { data: typeof data; has_more: boolean; cursor?: string; diagnostics?: Diagnostics } = {
           data,
           has_more: hits.length > q.limit,
@@ -162,17 +207,17 @@ export function searchRoutes(deps: { now(): Date }) {
         const after = q.cursor ? app.cursors.decode<MentionPosition>(q.cursor) : undefined;
         const rows = await mentionEpisodes(app.db, filters.scope, q.limit + 1, after);
         const shown = rows.slice(0, q.limit);
-        const ids = shown.map((r) => r.id);
-        const [parts, produced] = await Promise.all([
-          loadEpisodes(app.db, ids, true),
-          producedMentions(app.db, entity.entity.id, ids),
-        ]);
+        const { parts, mentions } = await mentionsOf(
+          app,
+          entity,
+          shown.map((r) => r.id),
+          q.context_lines,
+        );
         const data = shown.flatMap((row) => {
           const episode = parts.get(row.id);
-          if (episode === undefined) return [];
-          return [
-            mentionItem(episode, entityMentions(episode, entity, produced.get(row.id)), q.context_lines),
-          ];
+          const found = mentions.get(row.id);
+          if (episode === undefined || found === undefined) return [];
+          return [mentionItem(episode, found, q.context_lines)];
         });
         const last = shown.at(-1);
         const page: {

@@ -34,9 +34,13 @@ describe('keywords', () => {
     expect(parseKeywords('Fox "the FOX" fox "open')).toEqual([['fox'], ['the', 'fox'], ['open']]);
   });
 
-  it('marks the lines of every passage of at most five lines that holds each term', () => {
+  it('marks the lines of every passage of at most five lines, inside the rows found, that holds each term', () => {
     const lines = foldedLines(['chips', 'x', 'x', 'x', 'market', 'chips', 'x', 'x', 'x', 'x', 'market']);
-    expect(matchingLines(lines, parseKeywords('chips market'), true)).toEqual([0, 4, 5]);
-    expect(matchingLines(lines, parseKeywords('chips market'), false)).toEqual([0, 4, 5, 10]);
+    const words = (i: number) => lines[i]!;
+    const rows = [0, 2, 4, 6, 8, 10];
+    expect(matchingLines(lines.length, words, parseKeywords('chips market'), true, rows)).toEqual([0, 4, 5]);
+    expect(matchingLines(lines.length, words, parseKeywords('chips market'), false, rows)).toEqual([
+      0, 4, 5, 10,
+    ]);
   });
 });
