@@ -5,8 +5,8 @@
 //   BENCH_EPISODES (default 1000) × BENCH_LINES (default 2000) lines; BENCH_REQUESTS per query (200).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import { searchPassagesProjection } from '../../projections/search-passages/projection.ts';
 import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
@@ -44,7 +44,8 @@ const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
   for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) word += SYLLABLES[n % SYLLABLES.length];
   return word;
 });
-const zipf = () => VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.exp(random() * Math.log(VOCAB.length))) - 1)]!;
+const zipf = () =>
+  VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.exp(random() * Math.log(VOCAB.length))) - 1)]!;
 
 function line(): string {
   const words = Array.from({ length: 8 + Math.floor(random() * 8) }, zipf);
@@ -87,7 +88,8 @@ const recorded = (data: EpisodeTranscribed | EntityUpserted, type: string, n: nu
   recordedAt: new Date(),
 });
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 /** Runs `task` REQUESTS times from CLIENTS concurrent loops; latencies in ms. */
@@ -143,22 +145,31 @@ try {
       indexMs += indexed - cataloged;
       if ((first / BATCH) % 10 === 0) process.stderr.write(`ingested ${first + events.length}/${EPISODES}\n`);
     }
-    console.log(`corpus: ${EPISODES} episodes × ${LINES} lines = ${((EPISODES * LINES) / 1e6).toFixed(2)} M lines`);
+    console.log(
+      `corpus: ${EPISODES} episodes × ${LINES} lines = ${((EPISODES * LINES) / 1e6).toFixed(2)} M lines`,
+    );
     console.log(`generation ${(generateMs / 1000).toFixed(1)} s (not counted)`);
     console.log(`catalog read models alone: ${((EPISODES / catalogMs) * 1000).toFixed(0)} episodes/s`);
     console.log(`passage index alone: ${((EPISODES / indexMs) * 1000).toFixed(0)} episodes/s`);
-    console.log(`catalog with the index on: ${((EPISODES / (catalogMs + indexMs)) * 1000).toFixed(0)} episodes/s`);
+    console.log(
+      `catalog with the index on: ${((EPISODES / (catalogMs + indexMs)) * 1000).toFixed(0)} episodes/s`,
+    );
     await db.query('analyze');
   } else console.log(`reusing ${existing[0]!.n} episodes in ${schema}`);
 
-  const { rows: sizes } = await db.query<{ table_bytes: string; index_bytes: string; rows: number; transcript_bytes: string }>(
+  const { rows: sizes } = await db.query<{
+    table_bytes: string;
+    index_bytes: string;
+    rows: number;
+    transcript_bytes: string;
+  }>(
     `select pg_table_size('search_passages')::text as table_bytes,
             pg_relation_size('search_passages_words')::text as index_bytes,
             (select count(*)::int from search_passages) as rows,
             pg_total_relation_size('transcripts')::text as transcript_bytes`,
   );
   const lines = EPISODES * LINES;
-  const perMillion = (bytes: string) => `${((Number(bytes) / lines) * 1e6 / 2 ** 20).toFixed(0)} MiB`;
+  const perMillion = (bytes: string) => `${(((Number(bytes) / lines) * 1e6) / 2 ** 20).toFixed(0)} MiB`;
   console.log(
     `index per million lines: GIN ${perMillion(sizes[0]!.index_bytes)}, passage rows ${perMillion(sizes[0]!.table_bytes)} (${sizes[0]!.rows} rows); transcripts ${perMillion(sizes[0]!.transcript_bytes)}`,
   );
@@ -170,7 +181,9 @@ try {
   const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 1), routes: capability.routes ?? [] });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const get = async (path: string, query: Record<string, string>) => {
-    const response = await fetch(`${address}${path}?${new URLSearchParams(query)}`, { headers: { 'x-api-key': key } });
+    const response = await fetch(`${address}${path}?${new URLSearchParams(query)}`, {
+      headers: { 'x-api-key': key },
+    });
     if (response.status !== 200) throw new Error(`${path} ${response.status} ${await response.text()}`);
     await response.arrayBuffer();
   };
@@ -205,9 +218,12 @@ try {
       'entity mention list',
       () => get('/v1/podcasts/mentions', { entity_id: 'ent-jensen' }),
       raw(
-        `select e.id, t.lines from catalog_episodes e join transcripts t on t.episode_id = e.id
-          where e.id in (select episode_id from search_passages where words @@ to_tsquery('simple', 'jensen <-> huang'))
-          order by e.published_at desc limit 26`,
+        `with q as (select to_tsquery('simple', 'jensen <-> huang') as q),
+              page as (select e.id from catalog_episodes e
+                        where e.id in (select episode_id from search_passages, q where words @@ q.q)
+                        order by e.published_at desc limit 26)
+         select p.episode_id, p.start, p.lines from search_passages p join page on page.id = p.episode_id, q
+          where p.words @@ q.q`,
         [],
       ),
     ],

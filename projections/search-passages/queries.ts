@@ -1,6 +1,7 @@
 import { Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
-import { allInPassage, anyTerm, inFirstLine, inSecondLine, type Term, WINDOW } from './passages.ts';
+import type { StoredLine } from '../transcripts/projection.ts';
+import { allInPassage, anyTerm, inFirstLine, inSecondLine, STRIDE, type Term, WINDOW } from './passages.ts';
 
 /** The episodes a search or mention list may return (docs/search.md, "Filters"). */
 export interface EpisodeScope {
@@ -245,6 +246,38 @@ export async function detectedLines(
     found.set(row.episode_id, lines);
     if (row.first) lines.push(row.start);
     if (row.second) lines.push(row.start + 1);
+  }
+  return found;
+}
+
+/**
+ * Only the wanted lines (positions) of each episode, from the index rows holding them, as a sparse
+ * array that ends at the last line read (or the transcript's last line, when that comes first).
+ */
+export async function passageLinesAt(
+  db: Queryable,
+  wanted: ReadonlyMap<string, readonly number[]>,
+): Promise<Map<string, StoredLine[]>> {
+  const ids: string[] = [];
+  const starts: number[] = [];
+  for (const [id, positions] of wanted)
+    for (const start of new Set(positions.map((p) => p - (p % STRIDE)))) {
+      ids.push(id);
+      starts.push(start);
+    }
+  const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
+  if (ids.length === 0) return found;
+  const { rows } = await db.query<{ episode_id: string; start: number; lines: StoredLine[] }>(
+    `select p.episode_id, p.start, p.lines
+       from unnest($1::text[], $2::int[]) as w(episode_id, start)
+       join search_passages p on p.episode_id = w.episode_id and p.start = w.start`,
+    [ids, starts],
+  );
+  for (const row of rows) {
+    const lines = found.get(row.episode_id)!;
+    row.lines.forEach((line, k) => {
+      lines[row.start + k] = line;
+    });
   }
   return found;
 }

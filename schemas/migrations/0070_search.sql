@@ -6,11 +6,13 @@
 -- PostgreSQL), its weights naming where each line sits: the first line B, the second D, the next
 -- three A, the sixth C. "Every word in lines start..start+4" is then `word:ABD`, "in lines
 -- start+1..start+5" is `word:ACD`, and "in line start" / "in line start+1" is `word:B` / `word:D`:
--- each line is B or D in exactly one row, so per-line counts stay exact.
+-- each line is B or D in exactly one row, so per-line counts stay exact. lines holds the row's own
+-- two lines (start, start+1) as the transcript stores them, so a result reads only the lines it shows.
 create table search_passages (
   episode_id text not null,
   start integer not null,
   words tsvector not null,
+  lines jsonb not null,
   primary key (episode_id, start)
 );
 create index search_passages_words on search_passages using gin (words);

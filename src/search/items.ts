@@ -1,11 +1,15 @@
 import { catalogEpisodesByIds, type EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
-import { type ClipRow, listClips } from '../../projections/clips/queries.ts';
+import { type ClipRow, clipsOfEpisodes } from '../../projections/clips/queries.ts';
 import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
 import { WINDOW } from '../../projections/search-passages/passages.ts';
-import type { KeywordFilter, ProducedMentions } from '../../projections/search-passages/queries.ts';
-import { listSegments, type SegmentRow } from '../../projections/segments/queries.ts';
+import {
+  type KeywordFilter,
+  type ProducedMentions,
+  passageLinesAt,
+} from '../../projections/search-passages/queries.ts';
+import { type SegmentRow, segmentsOfEpisodes } from '../../projections/segments/queries.ts';
 import type { StoredLine } from '../../projections/transcripts/projection.ts';
-import { transcriptLinesAt, transcriptsByIds } from '../../projections/transcripts/queries.ts';
+import { transcriptsByIds } from '../../projections/transcripts/queries.ts';
 import { toClip, toSegment } from '../catalog/views.ts';
 import type { Queryable } from '../db/db.ts';
 import { matchEpisodeBlock } from '../matching/episode-block.ts';
@@ -44,10 +48,12 @@ export async function loadEpisodes(
   wanted: ReadonlyMap<string, readonly number[]> = new Map(),
 ) {
   const whole = ids.filter((id) => !wanted.has(id));
-  const [episodes, transcripts, sparse] = await Promise.all([
+  const [episodes, transcripts, sparse, segments, clips] = await Promise.all([
     catalogEpisodesByIds(db, ids),
     whole.length ? transcriptsByIds(db, whole) : [],
-    transcriptLinesAt(db, wanted),
+    passageLinesAt(db, wanted),
+    segmentsOfEpisodes(db, ids),
+    clipsOfEpisodes(db, ids),
   ]);
   const podcasts = new Map(
     (await podcastsByIds(db, [...new Set(episodes.map((e) => e.podcast_id))])).map((p) => [p.id, p]),
@@ -56,23 +62,18 @@ export async function loadEpisodes(
     ...transcripts.map((t) => [t.episode_id, t.lines] as const),
     ...sparse,
   ]);
-  const parts = new Map<string, EpisodeParts>();
-  await Promise.all(
-    episodes.map(async (episode) => {
-      const [segments, clips] = await Promise.all([
-        listSegments(db, { episodeId: episode.id }, 1000),
-        listClips(db, { episodeId: episode.id }, 1000),
-      ]);
-      parts.set(episode.id, {
+  return new Map(
+    episodes.map((episode): [string, EpisodeParts] => [
+      episode.id,
+      {
         episode,
         podcast: podcasts.get(episode.podcast_id),
         lines: linesOf.get(episode.id) ?? [],
-        segments,
-        clips,
-      });
-    }),
+        segments: segments.filter((s) => s.episode_id === episode.id),
+        clips: clips.filter((c) => c.episode_id === episode.id),
+      },
+    ]),
   );
-  return parts;
 }
 
 /** The match episode block, with the episode's id. */
