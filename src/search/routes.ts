@@ -46,8 +46,8 @@ interface MentionsQuery extends FilterQuery {
 }
 
 const YEAR = 365 * 86_400_000;
-/** Index rows read per search item: enough for the 50 windows an item shows. */
-const ROWS_PER_ITEM = 120;
+/** Index rows read per search item (docs/search.md, "Result items"): past them, truncated. */
+const ROWS_PER_ITEM = 20;
 const tags = ['search'];
 const semanticNote = ' semantic_search answers 422 semantic_search_unavailable until semantic search lands.';
 
