@@ -27,6 +27,10 @@ export interface KeywordFilter {
 
 export const keywordQuery = (k: KeywordFilter) => (k.all ? allInPassage(k.terms) : anyTerm(k.terms));
 
+/** The entity is a linked speaker of episode `e` in this role. */
+const roleCondition = (params: Params, entityId: string, role: string) =>
+  `e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${params.p(entityId, 'text')}, 'role', ${params.p(role, 'text')}))`;
+
 /** Conditions on catalog_episodes `e` for a scope. */
 function scopeConditions(params: Params, s: EpisodeScope): string[] {
   const where: string[] = [];
@@ -48,10 +52,7 @@ function scopeConditions(params: Params, s: EpisodeScope): string[] {
     if (s.entity.speaking)
       any.push(`e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${id}))`);
     where.push(`(${any.join(' or ')})`);
-    if (s.role !== undefined)
-      where.push(
-        `e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${id}, 'role', ${params.p(s.role, 'text')}))`,
-      );
+    if (s.role !== undefined) where.push(roleCondition(params, s.entity.id, s.role));
   }
   if (s.entityType !== undefined)
     where.push(`exists (select 1 from entities t
@@ -98,13 +99,13 @@ export async function searchEpisodes(
       ? 'published_at desc, episode_id desc'
       : 'score desc, published_at desc, episode_id desc';
   const { rows } = await db.query<EpisodeHit>(
-    `select w.episode_id, e.published_at,
-            max(ts_rank('{1,1,1,1}', w.words, ${q}, 32))::float8 as score,
-            array_agg(w.start order by w.start) as starts,
-            (array_agg(w.start order by ts_rank('{1,1,1,1}', w.words, ${q}, 32) desc, w.start))[1] as best_start
-       from search_passages w join catalog_episodes e on e.id = w.episode_id
-      ${whereOf([`w.words @@ ${q}`, ...where])}
-      group by w.episode_id, e.published_at
+    `select episode_id, published_at, max(rank)::float8 as score,
+            array_agg(start order by start) as starts,
+            (array_agg(start order by rank desc, start))[1] as best_start
+       from (select w.episode_id, e.published_at, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
+               from search_passages w join catalog_episodes e on e.id = w.episode_id
+              ${whereOf([`w.words @@ ${q}`, ...where])}) matched
+      group by episode_id, published_at
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
@@ -138,10 +139,10 @@ export async function countByBucket(
   interval: Interval,
 ): Promise<BucketCount[]> {
   const params = new Params();
-  const where = scopeConditions(params, scope);
   const unit = params.p(interval, 'text');
   let perEpisode: string;
   if (keywords !== undefined) {
+    const where = scopeConditions(params, scope);
     const q = params.p(keywordQuery(keywords), 'tsquery');
     perEpisode = `select episode_id, published_at, count(*) filter (where prev is null or start - prev >= ${WINDOW})::int as mentions
         from (select w.episode_id, e.published_at, w.start,
@@ -150,22 +151,35 @@ export async function countByBucket(
                ${whereOf([`w.words @@ ${q}`, ...where])}) runs
        group by episode_id, published_at`;
   } else if (scope.entity !== undefined) {
-    const id = params.p(scope.entity.id, 'text');
-    const names = scope.entity.names;
+    // The episodes come from the mentions themselves (producer's, or detected from the index);
+    // an entity that also counts where it only speaks keeps the scope's own entity condition.
+    const { entity, ...rest } = scope;
+    const where = scopeConditions(params, entity.speaking ? scope : rest);
+    if (!entity.speaking && scope.role !== undefined)
+      where.push(roleCondition(params, entity.id, scope.role));
+    const id = params.p(entity.id, 'text');
+    const names = entity.names;
     const detected = names.length
-      ? `left join (select d.episode_id,
-                           (count(*) filter (where d.words @@ ${params.p(inFirstLine(names), 'tsquery')})
-                            + count(*) filter (where d.words @@ ${params.p(inSecondLine(names), 'tsquery')}))::int as n
-                      from search_passages d
-                     where d.words @@ ${params.p(anyTerm(names), 'tsquery')}
-                     group by d.episode_id) d on d.episode_id = e.id`
-      : 'left join (select null::text as episode_id, 0 as n) d on false';
-    perEpisode = `select e.id as episode_id, e.published_at, coalesce(p.mention_count, d.n, 0) as mentions
-        from catalog_episodes e
-        left join search_mentions p on p.episode_id = e.id and p.entity_id = ${id}
-        ${detected}
-       ${whereOf(where)}`;
+      ? `select d.episode_id,
+                (count(*) filter (where d.words @@ ${params.p(inFirstLine(names), 'tsquery')})
+                 + count(*) filter (where d.words @@ ${params.p(inSecondLine(names), 'tsquery')}))::int as n
+           from search_passages d
+          where d.words @@ ${params.p(anyTerm(names), 'tsquery')}
+          group by d.episode_id`
+      : 'select null::text as episode_id, 0 as n where false';
+    const produced = `select episode_id, mention_count from search_mentions where entity_id = ${id}`;
+    perEpisode = entity.speaking
+      ? `select e.id as episode_id, e.published_at, coalesce(p.mention_count, d.n, 0) as mentions
+           from catalog_episodes e
+           left join (${produced}) p on p.episode_id = e.id
+           left join (${detected}) d on d.episode_id = e.id
+          ${whereOf(where)}`
+      : `select e.id as episode_id, e.published_at, coalesce(p.mention_count, d.n, 0) as mentions
+           from (${detected}) d full join (${produced}) p on p.episode_id = d.episode_id
+           join catalog_episodes e on e.id = coalesce(p.episode_id, d.episode_id)
+          ${whereOf(where)}`;
   } else {
+    const where = scopeConditions(params, scope);
     perEpisode = `select e.id as episode_id, e.published_at, 0 as mentions
         from catalog_episodes e ${whereOf([...where, 'e.has_transcript'])}`;
   }

@@ -348,6 +348,11 @@ describe('timeseries', () => {
     });
     expect(nvidia.body.buckets).toHaveLength(13);
     expect(nvidia.body.total_mentions).toBe(1);
+    const asGuest = await h.json('/v1/podcasts/mentions/timeseries', {
+      entity_id: 'ent-nvidia',
+      role: 'GUEST',
+    });
+    expect(asGuest.body.total_mentions).toBe(0);
   });
 
   it('refuses more than 1100 buckets, naming since', async () => {
