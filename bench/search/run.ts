@@ -190,21 +190,29 @@ try {
   const raw = (sql: string, params: unknown[]) => async () => {
     await db.query(sql, params);
   };
-  // Mid-frequency word pairs (ranks 40–80), so each query matches a real share of the corpus.
-  const pair = (i: number) => [VOCAB[40 + (i % 40)]!, VOCAB[41 + ((i * 7) % 39)]!];
+  // Word pairs: content words (frequency ranks 300–400, each ≈0.05% of words) and common words
+  // (ranks 40–80, each ≈0.3% of words: a pair shares a 6-line window in about 3% of them).
+  const pairAt = (base: number, span: number) => (i: number) => [
+    VOCAB[base + (i % span)]!,
+    VOCAB[base + 1 + ((i * 7) % (span - 1))]!,
+  ];
+  const pairs: [string, (i: number) => string[]][] = [
+    ['two-word query', pairAt(300, 100)],
+    ['two common words', pairAt(40, 40)],
+  ];
   const since = new Date(END - 365 * 86_400_000).toISOString();
   const cases: [string, (i: number) => Promise<void>, (i: number) => Promise<void>][] = [
-    [
-      'two-word query',
+    ...pairs.map(([name, pair]): [string, (i: number) => Promise<void>, (i: number) => Promise<void>] => [
+      name,
       (i) => get('/v1/podcasts/episodes/search', { keyword_search: pair(i).join(' ') }),
       (i) =>
         raw(
           `select episode_id, max(ts_rank(words, q)) as r from search_passages,
-                  to_tsquery('simple', $1) as q
-            where words @@ q group by episode_id order by r desc limit 26`,
+                    to_tsquery('simple', $1) as q
+              where words @@ q group by episode_id order by r desc limit 26`,
           [pair(i).join(' & ')],
         )(),
-    ],
+    ]),
     [
       'quoted phrase',
       () => get('/v1/podcasts/episodes/search', { keyword_search: '"supply chain"' }),

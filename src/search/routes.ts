@@ -146,7 +146,8 @@ export function searchRoutes(deps: { now(): Date }) {
               around(starts, WINDOW_CONTEXT_LINES, WINDOW - 1 + WINDOW_CONTEXT_LINES),
             ]),
           );
-          const parts = await loadEpisodes(app.db, ids, keywords ? wanted : new Map());
+          // Without keywords nor entity an item has no windows: no line is read.
+          const parts = await loadEpisodes(app.db, ids, wanted);
           data = shown.flatMap((hit) => {
             const episode = parts.get(hit.episode_id);
             if (episode === undefined) return [];

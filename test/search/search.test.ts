@@ -90,6 +90,23 @@ describe('keyword search', () => {
 });
 
 describe('filters', () => {
+  it("lists an entity's episodes without keywords, newest first, windows around its mentions", async () => {
+    const { body } = await h.json(SEARCH, { entity_slug: 'societe-generale' });
+    expect(body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-sg']);
+    const matched = body.data[0].windows.flatMap((w: { lines: { number: number; is_match: boolean }[] }) =>
+      w.lines.filter((l) => l.is_match).map((l) => l.number),
+    );
+    expect(matched).toEqual([2, 7]);
+    expect(body.data[0].match).toEqual({ source: 'keyword', relevance_score: 0 });
+    const all = await h.json(SEARCH, { sort: 'recency' });
+    expect(all.body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual([
+      'ep-sg',
+      'ep-fox',
+      'ep-near',
+    ]);
+    expect(all.body.data[0].windows).toEqual([]);
+  });
+
   it('filters by entity: producer mentions, detected names and speakers', async () => {
     expect(await ids({ keyword_search: 'chips', entity_id: 'ent-nvidia' })).toEqual(['ep-fox']);
     expect(await ids({ keyword_search: 'chips', company_slug: 'nvidia' })).toEqual(['ep-fox']);
