@@ -99,12 +99,14 @@ export async function searchEpisodes(
       ? 'published_at desc, episode_id desc'
       : 'score desc, published_at desc, episode_id desc';
   const { rows } = await db.query<EpisodeHit>(
+    // offset 0 keeps the ranking inside: the sort below then carries small rows, not the tsvectors.
     `select episode_id, published_at, max(rank)::float8 as score,
             array_agg(start order by start) as starts,
             (array_agg(start order by rank desc, start))[1] as best_start
        from (select w.episode_id, e.published_at, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
                from search_passages w join catalog_episodes e on e.id = w.episode_id
-              ${whereOf([`w.words @@ ${q}`, ...where])}) matched
+              ${whereOf([`w.words @@ ${q}`, ...where])}
+             offset 0) matched
       group by episode_id, published_at
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
