@@ -1,6 +1,10 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
+import { clipsProjection } from '../../projections/clips/projection.ts';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
-import { catalogProjections } from '../../src/catalog/capability.ts';
+import { podcastsProjection } from '../../projections/podcasts/projection.ts';
+import { segmentsProjection } from '../../projections/segments/projection.ts';
+import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
@@ -13,6 +17,16 @@ import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
 
 export const NOW = new Date('2026-11-20T12:00:00Z');
+
+/** The read models the search routes read besides their own. */
+const READ_MODELS = [
+  entitiesProjection,
+  podcastsProjection,
+  catalogEpisodesProjection,
+  transcriptsProjection,
+  segmentsProjection,
+  clipsProjection,
+];
 
 export interface SearchHarness {
   db: Db;
@@ -37,7 +51,7 @@ export async function searchHarness(engine: Engine): Promise<SearchHarness> {
     app,
     async ingest(events) {
       await ingestEvents(store, events);
-      for (const projection of [entitiesProjection, ...catalogProjections, ...(capability.projections ?? [])])
+      for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
         await catchUp(db, store, projection);
     },
     get,
