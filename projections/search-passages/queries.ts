@@ -25,7 +25,7 @@ export interface KeywordFilter {
   all: boolean;
 }
 
-export const keywordQuery = (k: KeywordFilter) => (k.all ? allInPassage(k.terms) : anyTerm(k.terms));
+const keywordQuery = (k: KeywordFilter) => (k.all ? allInPassage(k.terms) : anyTerm(k.terms));
 
 /** The entity is a linked speaker of episode `e` in this role. */
 const roleCondition = (params: Params, entityId: string, role: string) =>

@@ -35,7 +35,7 @@ export interface Filters {
 }
 
 /** 422 semantic_search_unavailable: semantic and hybrid search are not served yet. */
-export function refuseSemantic(q: FilterQuery) {
+function refuseSemantic(q: FilterQuery) {
   if (q.semantic_search === undefined) return;
   throw new ValidationError(
     'semantic_search_unavailable',

@@ -77,7 +77,7 @@ export async function loadEpisodes(
 }
 
 /** The match episode block, with the episode's id. */
-export function episodeBlock({ episode: e, podcast: p }: EpisodeParts) {
+function episodeBlock({ episode: e, podcast: p }: EpisodeParts) {
   return {
     id: e.id,
     ...matchEpisodeBlock({

@@ -7,14 +7,14 @@ export const MAX_BUCKETS = 1100;
 const DAY = 86_400_000;
 
 /** The start of the UTC bucket holding `at`: midnight, Monday midnight, or the 1st of the month. */
-export function bucketStart(at: Date, interval: Interval): Date {
+function bucketStart(at: Date, interval: Interval): Date {
   const day = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
   if (interval === 'day') return new Date(day);
   if (interval === 'week') return new Date(day - ((new Date(day).getUTCDay() + 6) % 7) * DAY);
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 }
 
-export function nextBucket(start: Date, interval: Interval): Date {
+function nextBucket(start: Date, interval: Interval): Date {
   if (interval === 'day') return new Date(start.getTime() + DAY);
   if (interval === 'week') return new Date(start.getTime() + 7 * DAY);
   return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));

@@ -16,7 +16,7 @@ import { createDb, type Engine } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
 
-export const NOW = new Date('2026-11-20T12:00:00Z');
+const NOW = new Date('2026-11-20T12:00:00Z');
 
 /** The read models the search routes read besides their own. */
 const READ_MODELS = [
