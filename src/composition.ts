@@ -13,6 +13,7 @@ import { matchingCapability } from './matching/capability.ts';
 import { observabilityRoutes } from './observability/routes.ts';
 import { rankingsCapability } from './rankings/capability.ts';
 import type { Capability, Runtime } from './runtime.ts';
+import { searchCapability } from './search/capability.ts';
 
 /** The one place that wires capabilities together. */
 export function buildCapabilities(runtime: Runtime): Capability[] {
@@ -38,6 +39,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
     catalogCapability({ now: () => runtime.now() }),
+    searchCapability({ now: () => runtime.now() }),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

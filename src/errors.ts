@@ -46,6 +46,19 @@ export class ValidationError extends EarshotError {
   readonly status = 422;
 }
 
+/** 422: a search reference (entity, podcast, episode) that resolves to nothing; resolve names the lookup. */
+export class UnresolvedReferenceError extends ValidationError {
+  constructor(
+    parameter: string,
+    value: string,
+    readonly resolve: ErrorResolve,
+  ) {
+    super('unresolved_reference', `${parameter} ${JSON.stringify(value)} resolves to nothing.`, [
+      { location: `query.${parameter}`, message: 'resolves to nothing', value },
+    ]);
+  }
+}
+
 export class UnauthorizedError extends EarshotError {
   readonly status = 401;
   constructor(errorCode: ErrorCode = 'unauthorized', message = 'A valid API key is required.') {

@@ -37,6 +37,14 @@ export const domainOf = (text: string) =>
     .replace(/^www\./, '')
     .replace(/[/?#].*$/, '');
 
+/** Entities by id; unknown ids are left out. */
+export async function findEntitiesByIds(db: Queryable, ids: readonly string[]): Promise<EntityRow[]> {
+  const { rows } = await db.query<EntityRow>(`select ${COLUMNS} from entities where id = any($1::text[])`, [
+    ids,
+  ]);
+  return rows;
+}
+
 /** By id, else by slug (the entity that claimed it first: docs/matching.md, Entities and slugs), else a company by its domain. */
 export async function findEntity(db: Queryable, idOrSlug: string): Promise<EntityRow | null> {
   const { rows } = await db.query<EntityRow>(

@@ -18,7 +18,7 @@ export interface StoredLine {
   text: string;
 }
 
-function storedLines(event: EpisodeTranscribed): StoredLine[] {
+export function storedLines(event: EpisodeTranscribed): StoredLine[] {
   const names = new Map((event.speakers ?? []).flatMap((s) => (s.id && s.name ? [[s.id, s.name]] : [])));
   const roles = new Map((event.speakers ?? []).flatMap((s) => (s.id && s.role ? [[s.id, s.role]] : [])));
   return [...(event.transcript?.lines ?? [])]

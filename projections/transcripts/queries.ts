@@ -23,3 +23,14 @@ export async function transcriptVersion(db: Queryable, episodeId: string): Promi
   );
   return rows[0]?.v ?? null;
 }
+
+export async function transcriptsByIds(
+  db: Queryable,
+  episodeIds: readonly string[],
+): Promise<TranscriptRow[]> {
+  const { rows } = await db.query<TranscriptRow>(
+    'select episode_id, language, lines from transcripts where episode_id = any($1::text[])',
+    [episodeIds],
+  );
+  return rows;
+}

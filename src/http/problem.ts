@@ -1,7 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { EarshotError, type ErrorDetail, type ErrorResolve, PlanError } from '../errors.ts';
+import {
+  EarshotError,
+  type ErrorDetail,
+  type ErrorResolve,
+  PlanError,
+  UnresolvedReferenceError,
+} from '../errors.ts';
 import { ajvErrorDetail, shortValue } from '../validation-errors.ts';
 
 /** RFC 9457 problem details, with error_code, errors[] and resolve (docs/api-conventions.md, Errors). */
@@ -126,7 +132,7 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
       error.message,
       error.errors.length ? error.errors : null,
     );
-    if (error instanceof PlanError) body.resolve = error.resolve;
+    if (error instanceof PlanError || error instanceof UnresolvedReferenceError) body.resolve = error.resolve;
     return body;
   }
   const fastifyError = error as FastifyError & { validationContext?: string };

@@ -3,7 +3,10 @@ import type { MatchEpisodeBlock } from '../streams.ts';
 import { popularityBadge } from './popularity.ts';
 
 /** The episode block of a match, from the episode as ingested. */
-export function matchEpisodeBlock({ podcast, episode }: EpisodeTranscribed): MatchEpisodeBlock {
+export function matchEpisodeBlock({
+  podcast,
+  episode,
+}: Pick<EpisodeTranscribed, 'podcast' | 'episode'>): MatchEpisodeBlock {
   const block: MatchEpisodeBlock = {
     podcast_id: podcast.id,
     podcast_title: podcast.title,

@@ -16,20 +16,21 @@ export interface WindowSources {
 
 /**
  * Windows around mention lines. `mentionIndexes` are positions in `lines` (not line numbers),
- * ascending and distinct. Each mention line takes WINDOW_CONTEXT_LINES lines either side, clamped
+ * ascending and distinct. Each mention line takes `contextLines` lines either side, clamped
  * at the transcript's edges; windows that overlap or touch merge into one. After MAX_WINDOWS the
  * rest are dropped and `truncated` is true.
  */
 export function buildWindows(
   sources: WindowSources,
   mentionIndexes: readonly number[],
+  contextLines = WINDOW_CONTEXT_LINES,
 ): { windows: MatchWindow[]; truncated: boolean } {
   const { lines } = sources;
   const ranges: { first: number; last: number; mentions: number[] }[] = [];
   let truncated = false;
   for (const index of mentionIndexes) {
-    const first = Math.max(0, index - WINDOW_CONTEXT_LINES);
-    const last = Math.min(lines.length - 1, index + WINDOW_CONTEXT_LINES);
+    const first = Math.max(0, index - contextLines);
+    const last = Math.min(lines.length - 1, index + contextLines);
     const current = ranges[ranges.length - 1];
     if (current !== undefined && first <= current.last + 1) {
       current.last = Math.max(current.last, last);

@@ -1,0 +1,267 @@
+// bench/search: dialogue search over a synthetic corpus of transcribed episodes (docs/search.md,
+// "Benchmark"). Ingests through the projections (catalog read models, then the passage index, each
+// timed), then measures p50/p99 at BENCH_CLIENTS concurrent clients of four API calls next to a
+// hand-written tsquery on the same tables, in the same run.
+//   BENCH_EPISODES (default 1000) × BENCH_LINES (default 2000) lines; BENCH_REQUESTS per query (200).
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { podcastsProjection } from '../../projections/podcasts/projection.ts';
+import { searchPassagesProjection } from '../../projections/search-passages/projection.ts';
+import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
+import type { Queryable } from '../../src/db/db.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
+import type { EntityUpserted, EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import { createKey } from '../../src/platform/keys.ts';
+import { createOrganization, createProject } from '../../src/platform/organizations.ts';
+import { searchCapability } from '../../src/search/capability.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
+
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const EPISODES = Number(process.env.BENCH_EPISODES ?? 1000);
+const LINES = Number(process.env.BENCH_LINES ?? 2000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const BATCH = 20;
+const KEEP = process.env.BENCH_KEEP === '1';
+const schema = process.env.BENCH_SCHEMA ?? `bench_search_${randomBytes(4).toString('hex')}`;
+const END = Date.parse('2026-11-20T00:00:00Z');
+const SPAN = 2 * 365 * 86_400_000;
+
+// A deterministic generator and a Zipf-like vocabulary of 20,000 pseudo-words.
+let seed = 42;
+const random = () => {
+  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
+  return ((seed ^ (seed >>> 13)) >>> 0) / 4294967296;
+};
+const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'shi', 'den', 'por', 'gal', 'tek', 'zu', 'bra'];
+const VOCAB = Array.from({ length: 20_000 }, (_, i) => {
+  let word = '';
+  for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) word += SYLLABLES[n % SYLLABLES.length];
+  return word;
+});
+const zipf = () =>
+  VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.exp(random() * Math.log(VOCAB.length))) - 1)]!;
+
+function line(): string {
+  const words = Array.from({ length: 8 + Math.floor(random() * 8) }, zipf);
+  const r = random();
+  if (r < 0.002) words.splice(3, 0, 'Jensen', 'Huang');
+  else if (r < 0.004) words.splice(2, 0, 'supply', 'chain');
+  return `${words.join(' ')}.`;
+}
+
+function episode(i: number): EpisodeTranscribed {
+  const published = new Date(END - Math.floor((i / EPISODES) * SPAN)).toISOString();
+  return {
+    type: 'episode.transcribed',
+    event_id: `bench-${i}`,
+    occurred_at: '2026-11-20T00:00:00Z',
+    podcast: { id: `pod-${i % 200}`, title: `Show ${i % 200}`, language: 'en', popularity: random() },
+    episode: { id: `ep-${i}`, title: `Episode ${i}`, published_at: published, duration_seconds: LINES * 5 },
+    speakers: [{ id: 'h', name: 'Host', role: 'HOST' }],
+    transcript: {
+      language: 'en',
+      lines: Array.from({ length: LINES }, (_, n) => ({
+        number: n + 1,
+        speaker_id: 'h',
+        start_seconds: n * 5,
+        end_seconds: n * 5 + 4.5,
+        text: line(),
+      })),
+    },
+  };
+}
+
+const recorded = (data: EpisodeTranscribed | EntityUpserted, type: string, n: number): RecordedEvent => ({
+  id: `${n}`,
+  streamId: `s-${n}`,
+  revision: 0,
+  position: `${n}`,
+  type,
+  data,
+  metadata: {} as RecordedEvent['metadata'],
+  recordedAt: new Date(),
+});
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** Runs `task` REQUESTS times from CLIENTS concurrent loops; latencies in ms. */
+async function measure(task: (i: number) => Promise<void>) {
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < REQUESTS) {
+        const i = next++;
+        const started = performance.now();
+        await task(i);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
+
+const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
+await admin.query(`create schema if not exists ${schema}`);
+const db = openPostgres({ connectionString: BASE_URL, schema, max: 8 });
+try {
+  await migrate(db);
+  const { rows: existing } = await db.query<{ n: number }>('select count(*)::int as n from catalog_episodes');
+  if (existing[0]!.n === 0) {
+    const entity: EntityUpserted = {
+      type: 'entity.upserted',
+      event_id: 'bench-entity',
+      occurred_at: '2026-11-20T00:00:00Z',
+      entity: { id: 'ent-jensen', slug: 'jensen-huang', name: 'Jensen Huang', entity_type: 'PERSON' },
+    };
+    await db.transaction((tx) => entitiesProjection.apply(tx, [recorded(entity, 'EntityUpserted', 0)]));
+    const catalog: Projection[] = [podcastsProjection, catalogEpisodesProjection, transcriptsProjection];
+    let catalogMs = 0;
+    let indexMs = 0;
+    let generateMs = 0;
+    for (let first = 0; first < EPISODES; first += BATCH) {
+      const started = performance.now();
+      const events = Array.from({ length: Math.min(BATCH, EPISODES - first) }, (_, k) =>
+        recorded(episode(first + k), 'EpisodeTranscribed', first + k + 1),
+      );
+      const generated = performance.now();
+      await db.transaction(async (tx: Queryable) => {
+        for (const projection of catalog) await projection.apply(tx, events);
+      });
+      const cataloged = performance.now();
+      await db.transaction((tx) => searchPassagesProjection.apply(tx, events));
+      const indexed = performance.now();
+      generateMs += generated - started;
+      catalogMs += cataloged - generated;
+      indexMs += indexed - cataloged;
+      if ((first / BATCH) % 10 === 0) process.stderr.write(`ingested ${first + events.length}/${EPISODES}\n`);
+    }
+    console.log(
+      `corpus: ${EPISODES} episodes × ${LINES} lines = ${((EPISODES * LINES) / 1e6).toFixed(2)} M lines`,
+    );
+    console.log(`generation ${(generateMs / 1000).toFixed(1)} s (not counted)`);
+    console.log(`catalog read models alone: ${((EPISODES / catalogMs) * 1000).toFixed(0)} episodes/s`);
+    console.log(`passage index alone: ${((EPISODES / indexMs) * 1000).toFixed(0)} episodes/s`);
+    console.log(
+      `catalog with the index on: ${((EPISODES / (catalogMs + indexMs)) * 1000).toFixed(0)} episodes/s`,
+    );
+    await db.query('analyze');
+  } else console.log(`reusing ${existing[0]!.n} episodes in ${schema}`);
+
+  const { rows: sizes } = await db.query<{
+    table_bytes: string;
+    index_bytes: string;
+    rows: number;
+    transcript_bytes: string;
+  }>(
+    `select pg_table_size('search_passages')::text as table_bytes,
+            pg_relation_size('search_passages_words')::text as index_bytes,
+            (select count(*)::int from search_passages) as rows,
+            pg_total_relation_size('transcripts')::text as transcript_bytes`,
+  );
+  const lines = EPISODES * LINES;
+  const perMillion = (bytes: string) => `${(((Number(bytes) / lines) * 1e6) / 2 ** 20).toFixed(0)} MiB`;
+  console.log(
+    `index per million lines: GIN ${perMillion(sizes[0]!.index_bytes)}, passage rows ${perMillion(sizes[0]!.table_bytes)} (${sizes[0]!.rows} rows); transcripts ${perMillion(sizes[0]!.transcript_bytes)}`,
+  );
+
+  const org = await createOrganization(db, { name: 'Bench', plan: 'ENTERPRISE' });
+  const project = await createProject(db, { organizationId: org.id, name: 'Bench' });
+  const { key } = await createKey(db, { kind: 'project', projectId: project.id });
+  const capability = searchCapability({ now: () => new Date(END) });
+  const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 1), routes: capability.routes ?? [] });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const get = async (path: string, query: Record<string, string>) => {
+    const response = await fetch(`${address}${path}?${new URLSearchParams(query)}`, {
+      headers: { 'x-api-key': key },
+    });
+    if (response.status !== 200) throw new Error(`${path} ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+  };
+  const raw = (sql: string, params: unknown[]) => async () => {
+    await db.query(sql, params);
+  };
+  // Word pairs: content words (frequency ranks 300–400, each ≈0.05% of words) and common words
+  // (ranks 40–80, each ≈0.3% of words: a pair shares a 6-line window in about 3% of them).
+  const pairAt = (base: number, span: number) => (i: number) => [
+    VOCAB[base + (i % span)]!,
+    VOCAB[base + 1 + ((i * 7) % (span - 1))]!,
+  ];
+  const pairs: [string, (i: number) => string[]][] = [
+    ['two-word query', pairAt(300, 100)],
+    ['two common words', pairAt(40, 40)],
+  ];
+  const since = new Date(END - 365 * 86_400_000).toISOString();
+  const cases: [string, (i: number) => Promise<void>, (i: number) => Promise<void>][] = [
+    ...pairs.map(([name, pair]): [string, (i: number) => Promise<void>, (i: number) => Promise<void>] => [
+      name,
+      (i) => get('/v1/podcasts/episodes/search', { keyword_search: pair(i).join(' ') }),
+      (i) =>
+        raw(
+          `select episode_id, max(ts_rank(words, q)) as r from search_passages,
+                    to_tsquery('simple', $1) as q
+              where words @@ q group by episode_id order by r desc limit 26`,
+          [pair(i).join(' & ')],
+        )(),
+    ]),
+    [
+      'quoted phrase',
+      () => get('/v1/podcasts/episodes/search', { keyword_search: '"supply chain"' }),
+      raw(
+        `select episode_id, max(ts_rank(words, q)) as r from search_passages, to_tsquery('simple', 'supply <-> chain') as q
+          where words @@ q group by episode_id order by r desc limit 26`,
+        [],
+      ),
+    ],
+    [
+      'entity mention list',
+      () => get('/v1/podcasts/mentions', { entity_id: 'ent-jensen' }),
+      raw(
+        `with q as (select to_tsquery('simple', 'jensen <-> huang') as q),
+              page as (select e.id from catalog_episodes e
+                        where e.id in (select episode_id from search_passages, q where words @@ q.q)
+                        order by e.published_at desc limit 26)
+         select p.episode_id, p.start, p.lines from search_passages p join page on page.id = p.episode_id, q
+          where p.words @@ q.q`,
+        [],
+      ),
+    ],
+    [
+      '1-year weekly timeseries',
+      () => get('/v1/podcasts/mentions/timeseries', { entity_id: 'ent-jensen', interval: 'week', since }),
+      raw(
+        `select date_trunc('week', e.published_at at time zone 'UTC') as w, count(*), sum(d.n)
+           from catalog_episodes e
+           join (select episode_id, count(*) as n from search_passages
+                  where words @@ to_tsquery('simple', 'jensen <-> huang') group by episode_id) d on d.episode_id = e.id
+          where e.published_at >= $1::timestamptz group by 1`,
+        [since],
+      ),
+    ],
+  ];
+  console.log(`\n${CLIENTS} concurrent clients, ${REQUESTS} requests each case`);
+  console.log('case                       API p50 / p99            raw tsquery p50 / p99     p99 ratio');
+  for (const [name, api, sql] of cases) {
+    await api(0);
+    await sql(0);
+    const a = await measure(api);
+    const r = await measure(sql);
+    console.log(
+      `${name.padEnd(26)} ${ms(a.p50).padStart(9)} / ${ms(a.p99).padEnd(12)} ${ms(r.p50).padStart(9)} / ${ms(r.p99).padEnd(12)} ${(a.p99 / r.p99).toFixed(2)}×`,
+    );
+  }
+  await app.close();
+} finally {
+  await db.close();
+  if (!KEEP) await admin.query(`drop schema ${schema} cascade`);
+  await admin.close();
+}

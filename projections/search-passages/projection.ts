@@ -1,0 +1,94 @@
+import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
+import type { Queryable } from '../../src/db/db.ts';
+import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import type { Projection } from '../../src/subscriptions/projection.ts';
+import { storedLines } from '../transcripts/projection.ts';
+import { foldedLines, STRIDE, windowVectors } from './passages.ts';
+
+const NAME = 'search_passages';
+// Rows per insert statement: large enough to amortise the round trip, small enough for PGlite.
+const CHUNK = 5000;
+
+/** The producer's mentions per entity, counted as the matcher counts them (docs/matching.md). */
+function producerMentions(event: EpisodeTranscribed) {
+  const byEntity = new Map<string, { lines: Set<number>; withoutLines: number; variants: Set<string> }>();
+  for (const mention of event.mentions ?? []) {
+    let entry = byEntity.get(mention.entity_id);
+    if (entry === undefined) {
+      entry = { lines: new Set(), withoutLines: 0, variants: new Set() };
+      byEntity.set(mention.entity_id, entry);
+    }
+    if (!mention.lines?.length) entry.withoutLines++;
+    for (const line of mention.lines ?? []) entry.lines.add(line);
+    for (const variant of mention.variants ?? []) entry.variants.add(variant);
+  }
+  return [...byEntity].map(([entityId, e]) => ({
+    episode_id: event.episode.id,
+    entity_id: entityId,
+    mention_count: e.lines.size + e.withoutLines,
+    lines: [...e.lines].sort((a, b) => a - b),
+    variants: [...e.variants],
+  }));
+}
+
+async function insertWindows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
+  let ids: string[] = [];
+  let starts: number[] = [];
+  let words: string[] = [];
+  let own: string[] = [];
+  const flush = async () => {
+    if (ids.length === 0) return;
+    await tx.query(
+      `insert into search_passages (episode_id, start, words, lines)
+       select * from unnest($1::text[], $2::int[], $3::tsvector[], $4::jsonb[])`,
+      [ids, starts, words, own],
+    );
+    ids = [];
+    starts = [];
+    words = [];
+    own = [];
+  };
+  for (const event of episodes) {
+    const lines = storedLines(event);
+    for (const row of windowVectors(foldedLines(lines.map((line) => line.text)))) {
+      ids.push(event.episode.id);
+      starts.push(row.start);
+      words.push(row.words);
+      own.push(JSON.stringify(lines.slice(row.start, row.start + STRIDE)));
+      if (ids.length === CHUNK) await flush();
+    }
+  }
+  await flush();
+}
+
+/** The passage index and the producer's mentions of each transcribed episode; a re-sent episode replaces its rows. */
+export const searchPassagesProjection: Projection = {
+  name: NAME,
+  eventTypes: ['EpisodeTranscribed'],
+  async apply(tx: Queryable, events: readonly RecordedEvent[]) {
+    const episodes = await advanceEpisodeVersions(tx, NAME, events);
+    if (episodes.length === 0) return;
+    const ids = episodes.map((e) => e.episode.id);
+    await tx.query('delete from search_passages where episode_id = any($1::text[])', [ids]);
+    await tx.query('delete from search_mentions where episode_id = any($1::text[])', [ids]);
+    await insertWindows(tx, episodes);
+    const mentions = episodes.flatMap(producerMentions);
+    if (mentions.length)
+      await tx.query(
+        `insert into search_mentions (episode_id, entity_id, mention_count, lines, variants)
+         select r.episode_id, r.entity_id, r.mention_count,
+                array(select jsonb_array_elements_text(r.lines)::int),
+                array(select jsonb_array_elements_text(r.variants))
+           from jsonb_to_recordset($1::jsonb)
+             as r(episode_id text, entity_id text, mention_count int, lines jsonb, variants jsonb)
+         on conflict (entity_id, episode_id) do nothing`,
+        [JSON.stringify(mentions)],
+      );
+  },
+  async reset(tx: Queryable) {
+    await tx.query('delete from search_passages');
+    await tx.query('delete from search_mentions');
+    await resetEpisodeVersions(tx, NAME);
+  },
+};

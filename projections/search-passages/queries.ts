@@ -1,0 +1,299 @@
+import { Params } from '../../src/catalog/sql.ts';
+import type { Queryable } from '../../src/db/db.ts';
+import type { StoredLine } from '../transcripts/projection.ts';
+import { allInPassage, anyTerm, inFirstLine, inSecondLine, STRIDE, type Term, WINDOW } from './passages.ts';
+
+/** The episodes a search or mention list may return (docs/search.md, "Filters"). */
+export interface EpisodeScope {
+  podcastId?: string;
+  episodeId?: string;
+  /** ISO 639-1 code matched on the primary subtag of the episode's language. */
+  language?: string;
+  since?: Date;
+  until?: Date;
+  /** Episodes that mention the entity (producer or detected); with `speaking`, also those it speaks in. */
+  entity?: { id: string; names: readonly Term[]; speaking: boolean };
+  /** Episodes whose producer mentions or linked speakers include an entity of this type. */
+  entityType?: string;
+  /** The entity speaks in the episode in this role. */
+  role?: string;
+}
+
+export interface KeywordFilter {
+  terms: readonly Term[];
+  /** true: every term inside one passage; false: any term, ranked. */
+  all: boolean;
+}
+
+const keywordQuery = (k: KeywordFilter) => (k.all ? allInPassage(k.terms) : anyTerm(k.terms));
+
+/** The entity is a linked speaker of episode `e` in this role. */
+const roleCondition = (params: Params, entityId: string, role: string) =>
+  `e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${params.p(entityId, 'text')}, 'role', ${params.p(role, 'text')}))`;
+
+/** Conditions on catalog_episodes `e` for a scope. */
+function scopeConditions(params: Params, s: EpisodeScope): string[] {
+  const where: string[] = [];
+  if (s.podcastId !== undefined) where.push(`e.podcast_id = ${params.p(s.podcastId, 'text')}`);
+  if (s.episodeId !== undefined) where.push(`e.id = ${params.p(s.episodeId, 'text')}`);
+  if (s.language !== undefined)
+    where.push(
+      `lower(split_part(replace(e.language, '_', '-'), '-', 1)) = ${params.p(s.language.toLowerCase(), 'text')}`,
+    );
+  if (s.since) where.push(`e.published_at >= ${params.p(s.since, 'timestamptz')}`);
+  if (s.until) where.push(`e.published_at < ${params.p(s.until, 'timestamptz')}`);
+  if (s.entity) {
+    const id = params.p(s.entity.id, 'text');
+    const any = [`e.id in (select m.episode_id from search_mentions m where m.entity_id = ${id})`];
+    if (s.entity.names.length)
+      any.push(
+        `e.id in (select d.episode_id from search_passages d where d.words @@ ${params.p(anyTerm(s.entity.names), 'tsquery')})`,
+      );
+    if (s.entity.speaking)
+      any.push(`e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${id}))`);
+    where.push(`(${any.join(' or ')})`);
+    if (s.role !== undefined) where.push(roleCondition(params, s.entity.id, s.role));
+  }
+  if (s.entityType !== undefined)
+    where.push(`exists (select 1 from entities t
+                        where t.id = any(e.entity_ids) and t.entity_type = ${params.p(s.entityType, 'text')})`);
+  return where;
+}
+
+const whereOf = (where: string[]) => (where.length ? `where ${where.join(' and ')}` : '');
+
+export interface EpisodeHit {
+  episode_id: string;
+  published_at: Date;
+  score: number;
+  /** Start positions of the matching index rows, ascending (keyword searches only). */
+  starts: number[] | null;
+  /** Start of the best-ranked matching row. */
+  best_start: number | null;
+}
+
+/** One page of episodes matching the scope and keywords, by relevance or newest first. */
+export async function searchEpisodes(
+  db: Queryable,
+  scope: EpisodeScope,
+  keywords: KeywordFilter | undefined,
+  sort: 'relevance' | 'recency',
+  limit: number,
+  offset: number,
+): Promise<EpisodeHit[]> {
+  const params = new Params();
+  const where = scopeConditions(params, scope);
+  if (keywords === undefined) {
+    const { rows } = await db.query<EpisodeHit>(
+      `select e.id as episode_id, e.published_at, 0::float8 as score, null::int[] as starts, null::int as best_start
+         from catalog_episodes e ${whereOf([...where, 'e.has_transcript'])}
+        order by e.published_at desc, e.id desc
+        limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
+      params.values,
+    );
+    return rows;
+  }
+  const q = params.p(keywordQuery(keywords), 'tsquery');
+  const order =
+    sort === 'recency'
+      ? 'published_at desc, episode_id desc'
+      : 'score desc, published_at desc, episode_id desc';
+  const { rows } = await db.query<EpisodeHit>(
+    // offset 0 keeps the ranking inside: the sort below then carries small rows, not the tsvectors.
+    `select episode_id, published_at, max(rank)::float8 as score,
+            array_agg(start order by start) as starts,
+            (array_agg(start order by rank desc, start))[1] as best_start
+       from (select w.episode_id, e.published_at, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
+               from search_passages w join catalog_episodes e on e.id = w.episode_id
+              ${whereOf([`w.words @@ ${q}`, ...where])}
+             offset 0) matched
+      group by episode_id, published_at
+      order by ${order}
+      limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
+    params.values,
+  );
+  return rows;
+}
+
+/** Whether any episode matches: for the diagnostics of an empty page. */
+export async function anyEpisode(db: Queryable, scope: EpisodeScope, keywords?: KeywordFilter) {
+  return (await searchEpisodes(db, scope, keywords, 'recency', 1, 0)).length > 0;
+}
+
+/** Per-episode counts for timeseries: (bucket start, episodes, mentions). */
+export interface BucketCount {
+  bucket: Date;
+  episodes: number;
+  mentions: number;
+}
+
+export type Interval = 'day' | 'week' | 'month';
+
+/**
+ * Episodes and mentions per UTC bucket. Mentions: with keywords, the matching passages (rows of the
+ * index whose lines overlap count once); else with an entity, its mentions as the matcher counts
+ * them (the producer's when it sent any for the episode, else detected lines); else none.
+ */
+export async function countByBucket(
+  db: Queryable,
+  scope: EpisodeScope,
+  keywords: KeywordFilter | undefined,
+  interval: Interval,
+): Promise<BucketCount[]> {
+  const params = new Params();
+  const unit = params.p(interval, 'text');
+  let perEpisode: string;
+  if (keywords !== undefined) {
+    const where = scopeConditions(params, scope);
+    const q = params.p(keywordQuery(keywords), 'tsquery');
+    perEpisode = `select episode_id, published_at, count(*) filter (where prev is null or start - prev >= ${WINDOW})::int as mentions
+        from (select w.episode_id, e.published_at, w.start,
+                     lag(w.start) over (partition by w.episode_id order by w.start) as prev
+                from search_passages w join catalog_episodes e on e.id = w.episode_id
+               ${whereOf([`w.words @@ ${q}`, ...where])}) runs
+       group by episode_id, published_at`;
+  } else if (scope.entity !== undefined) {
+    // The episodes come from the mentions themselves (producer's, or detected from the index);
+    // an entity that also counts where it only speaks keeps the scope's own entity condition.
+    const { entity, ...rest } = scope;
+    const where = scopeConditions(params, entity.speaking ? scope : rest);
+    if (!entity.speaking && scope.role !== undefined)
+      where.push(roleCondition(params, entity.id, scope.role));
+    const id = params.p(entity.id, 'text');
+    const names = entity.names;
+    const detected = names.length
+      ? `select d.episode_id,
+                (count(*) filter (where d.words @@ ${params.p(inFirstLine(names), 'tsquery')})
+                 + count(*) filter (where d.words @@ ${params.p(inSecondLine(names), 'tsquery')}))::int as n
+           from search_passages d
+          where d.words @@ ${params.p(anyTerm(names), 'tsquery')}
+          group by d.episode_id`
+      : 'select null::text as episode_id, 0 as n where false';
+    const produced = `select episode_id, mention_count from search_mentions where entity_id = ${id}`;
+    perEpisode = entity.speaking
+      ? `select e.id as episode_id, e.published_at, coalesce(p.mention_count, d.n, 0) as mentions
+           from catalog_episodes e
+           left join (${produced}) p on p.episode_id = e.id
+           left join (${detected}) d on d.episode_id = e.id
+          ${whereOf(where)}`
+      : `select e.id as episode_id, e.published_at, coalesce(p.mention_count, d.n, 0) as mentions
+           from (${detected}) d full join (${produced}) p on p.episode_id = d.episode_id
+           join catalog_episodes e on e.id = coalesce(p.episode_id, d.episode_id)
+          ${whereOf(where)}`;
+  } else {
+    const where = scopeConditions(params, scope);
+    perEpisode = `select e.id as episode_id, e.published_at, 0 as mentions
+        from catalog_episodes e ${whereOf([...where, 'e.has_transcript'])}`;
+  }
+  const { rows } = await db.query<BucketCount>(
+    `select date_trunc(${unit}, published_at at time zone 'UTC') at time zone 'UTC' as bucket,
+            count(*)::int as episodes, coalesce(sum(mentions), 0)::int as mentions
+       from (${perEpisode}) per_episode
+      group by 1`,
+    params.values,
+  );
+  return rows;
+}
+
+/** Keyset position of a mention page's last episode: newest first, then id descending. */
+export interface MentionPosition {
+  p: string;
+  i: string;
+}
+
+/** Episodes that mention the scope's entity, newest first. */
+export async function mentionEpisodes(
+  db: Queryable,
+  scope: EpisodeScope,
+  limit: number,
+  after?: MentionPosition,
+): Promise<{ id: string; published_at: Date }[]> {
+  const params = new Params();
+  const where = scopeConditions(params, scope);
+  if (after)
+    where.push(
+      `(e.published_at, e.id) < (${params.p(after.p, 'timestamptz')}, ${params.p(after.i, 'text')})`,
+    );
+  const { rows } = await db.query<{ id: string; published_at: Date }>(
+    `select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
+      order by e.published_at desc, e.id desc limit ${params.p(limit, 'int')}`,
+    params.values,
+  );
+  return rows;
+}
+
+export interface ProducedMentions {
+  episode_id: string;
+  mention_count: number;
+  lines: number[];
+  variants: string[];
+}
+
+export async function producedMentions(
+  db: Queryable,
+  entityId: string,
+  episodeIds: readonly string[],
+): Promise<Map<string, ProducedMentions>> {
+  const { rows } = await db.query<ProducedMentions>(
+    `select episode_id, mention_count, lines, variants from search_mentions
+      where entity_id = $1::text and episode_id = any($2::text[])`,
+    [entityId, episodeIds],
+  );
+  return new Map(rows.map((row) => [row.episode_id, row]));
+}
+
+/** Per episode, the lines (positions) that hold any of the names: each row's first and second line. */
+export async function detectedLines(
+  db: Queryable,
+  names: readonly Term[],
+  episodeIds: readonly string[],
+): Promise<Map<string, number[]>> {
+  const found = new Map<string, number[]>();
+  if (names.length === 0 || episodeIds.length === 0) return found;
+  const { rows } = await db.query<{ episode_id: string; start: number; first: boolean; second: boolean }>(
+    `select episode_id, start, words @@ $3::tsquery as first, words @@ $4::tsquery as second
+       from search_passages
+      where episode_id = any($1::text[]) and words @@ $2::tsquery
+      order by episode_id, start`,
+    [episodeIds, anyTerm(names), inFirstLine(names), inSecondLine(names)],
+  );
+  for (const row of rows) {
+    const lines = found.get(row.episode_id) ?? [];
+    found.set(row.episode_id, lines);
+    if (row.first) lines.push(row.start);
+    if (row.second) lines.push(row.start + 1);
+  }
+  return found;
+}
+
+/**
+ * Only the wanted lines (positions) of each episode, from the index rows holding them, as a sparse
+ * array that ends at the last line read (or the transcript's last line, when that comes first).
+ */
+export async function passageLinesAt(
+  db: Queryable,
+  wanted: ReadonlyMap<string, readonly number[]>,
+): Promise<Map<string, StoredLine[]>> {
+  const ids: string[] = [];
+  const starts: number[] = [];
+  for (const [id, positions] of wanted)
+    for (const start of new Set(positions.map((p) => p - (p % STRIDE)))) {
+      ids.push(id);
+      starts.push(start);
+    }
+  const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
+  if (ids.length === 0) return found;
+  const { rows } = await db.query<{ episode_id: string; start: number; lines: StoredLine[] }>(
+    `select p.episode_id, p.start, p.lines
+       from unnest($1::text[], $2::int[]) as w(episode_id, start)
+       join search_passages p on p.episode_id = w.episode_id and p.start = w.start`,
+    [ids, starts],
+  );
+  for (const row of rows) {
+    const lines = found.get(row.episode_id)!;
+    row.lines.forEach((line, k) => {
+      lines[row.start + k] = line;
+    });
+  }
+  return found;
+}

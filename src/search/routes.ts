@@ -1,0 +1,270 @@
+import type { FastifyInstance } from 'fastify';
+import { WINDOW } from '../../projections/search-passages/passages.ts';
+import {
+  anyEpisode,
+  countByBucket,
+  detectedLines,
+  type EpisodeScope,
+  type Interval,
+  type KeywordFilter,
+  type MentionPosition,
+  mentionEpisodes,
+  producedMentions,
+  searchEpisodes,
+} from '../../projections/search-passages/queries.ts';
+import { offsetCursor } from '../catalog/params.ts';
+import { ValidationError } from '../errors.ts';
+import { problemResponses } from '../http/problem.ts';
+import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
+import { type Diagnostics, diagnose } from './diagnostics.ts';
+import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
+import { around, entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
+import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
+import {
+  episodeTimeseriesQuerySchema,
+  mentionsPageSchema,
+  mentionsQuerySchema,
+  mentionsTimeseriesQuerySchema,
+  searchPageSchema,
+  searchQuerySchema,
+  timeseriesSchema,
+} from './schemas.ts';
+import { bucketsOf, timeseriesOf } from './timeseries.ts';
+
+interface SearchQuery extends FilterQuery {
+  sort: 'relevance' | 'recency';
+  limit: number;
+  cursor?: string;
+}
+interface TimeseriesQuery extends FilterQuery {
+  interval: Interval;
+}
+interface MentionsQuery extends FilterQuery {
+  context_lines: number;
+  limit: number;
+  cursor?: string;
+}
+
+const YEAR = 365 * 86_400_000;
+/** Index rows read per search item (docs/search.md, "Result items"): past them, truncated. */
+const ROWS_PER_ITEM = 20;
+const tags = ['search'];
+const semanticNote = ' semantic_search answers 422 semantic_search_unavailable until semantic search lands.';
+
+/** 422 entity_required: mention endpoints are about one entity. */
+function requireEntity(filters: Filters) {
+  if (filters.entity !== undefined) return filters.entity;
+  throw new ValidationError('entity_required', `Name the entity: one of ${ENTITY_PARAMETERS.join(', ')}.`, [
+    { location: 'query.entity_id', message: 'one entity parameter is required' },
+  ]);
+}
+
+/**
+ * The page's episodes with the entity's mention lines: the producer's (whole transcript read) or
+ * the detector's, run on the lines the index found (only those and their context read).
+ */
+async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
+  const produced = await producedMentions(app.db, entity.entity.id, ids);
+  const candidates = await detectedLines(
+    app.db,
+    entity.names,
+    ids.filter((id) => !produced.has(id)),
+  );
+  const wanted = new Map(
+    [...candidates].map(([id, lines]) => [id, around(lines, contextLines, contextLines)] as const),
+  );
+  for (const id of ids) if (!produced.has(id) && !wanted.has(id)) wanted.set(id, []);
+  const parts = await loadEpisodes(app.db, ids, wanted);
+  const mentions = new Map(
+    [...parts].map(([id, episode]) => [
+      id,
+      entityMentions(episode, entity, produced.get(id), candidates.get(id) ?? []),
+    ]),
+  );
+  return { parts, mentions };
+}
+
+/** Episodes and mentions per bucket over [since, until), by default the year before now. */
+async function timeseries(app: FastifyInstance, filters: Filters, interval: Interval, now: Date) {
+  const until = filters.scope.until ?? now;
+  const since = filters.scope.since ?? new Date(until.getTime() - YEAR);
+  const buckets = bucketsOf(since, until, interval);
+  const counts = await countByBucket(app.db, { ...filters.scope, since, until }, filters.keywords, interval);
+  return timeseriesOf(interval, buckets, counts);
+}
+
+/** The search surface (docs/search.md): episode search, mentions and their timeseries. */
+export function searchRoutes(deps: { now(): Date }) {
+  return async function routes(app: FastifyInstance) {
+    app.get<{ Querystring: SearchQuery }>(
+      '/v1/podcasts/episodes/search',
+      {
+        schema: {
+          tags,
+          summary:
+            'Search what was said in every transcript: keywords in passages of up to 5 lines, with filters',
+          description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote}`,
+          querystring: searchQuerySchema,
+          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422) },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        const filters = await resolveFilters(app.db, q, true);
+        const cursor = offsetCursor(app.cursors, { ...q });
+        const offset = cursor.offset(q.cursor);
+        const hits = await searchEpisodes(
+          app.db,
+          filters.scope,
+          filters.keywords,
+          q.sort,
+          q.limit + 1,
+          offset,
+        );
+        const shown = hits.slice(0, q.limit);
+        const ids = shown.map((h) => h.episode_id);
+        const keywords = filters.keywords;
+        let data: ReturnType<typeof searchItem>[];
+        if (keywords === undefined && filters.entity !== undefined) {
+          const { parts, mentions } = await mentionsOf(app, filters.entity, ids, WINDOW_CONTEXT_LINES);
+          data = shown.flatMap((hit) => {
+            const episode = parts.get(hit.episode_id);
+            if (episode === undefined) return [];
+            const found = mentions.get(hit.episode_id)?.indexes ?? [];
+            return [
+              searchItem(episode, { starts: [], bestStart: found[0] ?? null, score: 0, mentions: found }),
+            ];
+          });
+        } else {
+          // Lines of the rows found (the first ROWS_PER_ITEM of each episode) and their context.
+          const startsOf = new Map(
+            shown.map((h) => [h.episode_id, (h.starts ?? []).slice(0, ROWS_PER_ITEM)]),
+          );
+          const wanted = new Map(
+            [...startsOf].map(([id, starts]) => [
+              id,
+              around(starts, WINDOW_CONTEXT_LINES, WINDOW - 1 + WINDOW_CONTEXT_LINES),
+            ]),
+          );
+          // Without keywords nor entity an item has no windows: no line is read.
+          const parts = await loadEpisodes(app.db, ids, wanted);
+          data = shown.flatMap((hit) => {
+            const episode = parts.get(hit.episode_id);
+            if (episode === undefined) return [];
+            const item = searchItem(episode, {
+              keywords,
+              starts: startsOf.get(hit.episode_id) ?? [],
+              bestStart: hit.best_start,
+              score: hit.score,
+            });
+            if ((hit.starts?.length ?? 0) > ROWS_PER_ITEM) item.truncated = true;
+            return [item];
+          });
+        }
+        const page: { data: typeof data; has_more: boolean; cursor?: string; diagnostics?: Diagnostics } = {
+          data,
+          has_more: hits.length > q.limit,
+        };
+        if (page.has_more) page.cursor = cursor.next(offset + q.limit);
+        if (data.length === 0 && offset === 0)
+          page.diagnostics = await diagnose(
+            activeFilters(filters, q, (scope, keywords) => anyEpisode(app.db, scope, keywords)),
+          );
+        return page;
+      },
+    );
+
+    app.get<{ Querystring: TimeseriesQuery }>(
+      '/v1/podcasts/episodes/timeseries',
+      {
+        schema: {
+          tags,
+          summary: 'Matching episodes and mentions per day, week or month (UTC, zero-filled)',
+          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticNote}`,
+          querystring: episodeTimeseriesQuerySchema,
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422) },
+        },
+      },
+      async (request) => {
+        const filters = await resolveFilters(app.db, request.query, true);
+        return timeseries(app, filters, request.query.interval, deps.now());
+      },
+    );
+
+    app.get<{ Querystring: MentionsQuery }>(
+      '/v1/podcasts/mentions',
+      {
+        schema: {
+          tags,
+          summary: 'Episodes that mention an entity, newest first, with windows around each mention',
+          querystring: mentionsQuerySchema,
+          response: { 200: mentionsPageSchema, ...problemResponses(400, 401, 422) },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        const filters = await resolveFilters(app.db, q, false);
+        const entity = requireEntity(filters);
+        const after = q.cursor ? app.cursors.decode<MentionPosition>(q.cursor) : undefined;
+        const rows = await mentionEpisodes(app.db, filters.scope, q.limit + 1, after);
+        const shown = rows.slice(0, q.limit);
+        const { parts, mentions } = await mentionsOf(
+          app,
+          entity,
+          shown.map((r) => r.id),
+          q.context_lines,
+        );
+        const data = shown.flatMap((row) => {
+          const episode = parts.get(row.id);
+          const found = mentions.get(row.id);
+          if (episode === undefined || found === undefined) return [];
+          return [mentionItem(episode, found, q.context_lines)];
+        });
+        const last = shown.at(-1);
+        const page: {
+          entity: { id: string; name: string; slug: string; entity_type: string };
+          data: typeof data;
+          has_more: boolean;
+          cursor?: string;
+          diagnostics?: Diagnostics;
+        } = {
+          entity: {
+            id: entity.entity.id,
+            name: entity.entity.name,
+            slug: entity.entity.slug,
+            entity_type: entity.entity.entity_type,
+          },
+          data,
+          has_more: rows.length > q.limit,
+        };
+        if (page.has_more && last)
+          page.cursor = app.cursors.encode({ p: new Date(last.published_at).toISOString(), i: last.id });
+        if (data.length === 0 && after === undefined)
+          page.diagnostics = await diagnose(
+            activeFilters(filters, q, async (scope: EpisodeScope, _k: KeywordFilter | undefined) =>
+              scope.entity === undefined ? true : (await mentionEpisodes(app.db, scope, 1)).length > 0,
+            ),
+          );
+        return page;
+      },
+    );
+
+    app.get<{ Querystring: TimeseriesQuery }>(
+      '/v1/podcasts/mentions/timeseries',
+      {
+        schema: {
+          tags,
+          summary:
+            "An entity's mentions and the episodes holding them per day, week or month (UTC, zero-filled)",
+          querystring: mentionsTimeseriesQuerySchema,
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422) },
+        },
+      },
+      async (request) => {
+        const filters = await resolveFilters(app.db, request.query, false);
+        requireEntity(filters);
+        return timeseries(app, filters, request.query.interval, deps.now());
+      },
+    );
+  };
+}
