@@ -1,6 +1,9 @@
 import { listChannels } from '../consumers/chat/channels.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
+import { advertisingCapability } from './advertising/capability.ts';
+import { podcastExtras } from './advertising/recommendations.ts';
+import { podcastExtraProperties } from './advertising/schemas.ts';
 import { alertsCapability } from './alerts/capability.ts';
 import { catalogCapability } from './catalog/capability.ts';
 import { deliveryCapability } from './delivery/capability.ts';
@@ -33,7 +36,11 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     }),
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
-    catalogCapability({ now: () => runtime.now() }),
+    catalogCapability({
+      now: () => runtime.now(),
+      podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
+    }),
+    advertisingCapability(runtime),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

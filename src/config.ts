@@ -19,6 +19,8 @@ export interface Config {
   retrySchedule: string;
   webhookAllowCidrs: string[];
   logLevel: string;
+  /** EARSHOT_SNAPSHOT_INTERVAL: how often the leaderboard snapshots are refreshed (default 10m). */
+  snapshotInterval: string;
 }
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
@@ -51,5 +53,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrySchedule: env.EARSHOT_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',
+    snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
   };
 }
