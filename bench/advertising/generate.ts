@@ -75,6 +75,21 @@ export async function generateCorpus(
     [size.ads, episodes, size.sponsors, size.companies, start, size.episodesPerPodcast],
   );
   step('ads');
+  await db.query(
+    `insert into ad_keys (kind, key)
+     select 'sponsor', 'sp-' || i from generate_series(0, $1::int - 1) i
+     union all select 'podcast', 'pod-' || i from generate_series(0, $2::int - 1) i`,
+    [size.sponsors, size.podcasts],
+  );
+  await db.query(
+    `insert into ad_facts (episode_id, sponsor_no, podcast_no, published_at, company_id, ads)
+     select a.episode_id, s.no, p.no, a.published_at, max(a.sponsor_company_id), count(*)::int
+       from ads a join ad_keys s on s.kind = 'sponsor' and s.key = a.sponsor_id
+       join ad_keys p on p.kind = 'podcast' and p.key = a.podcast_id
+      where not a.is_network_promo
+      group by a.episode_id, s.no, p.no, a.published_at`,
+  );
+  step('ad facts');
   const published = `$1::timestamptz + ((e::bigint * 7919) % ${DAYS}) * interval '1 day' + (e % 86400) * interval '1 second'`;
   await db.query(
     `insert into podcast_link_episodes (episode_id, podcast_id, kind, key, label, published_at)
@@ -112,6 +127,17 @@ export async function generateCorpus(
      on conflict do nothing`,
   );
   step('show links');
-  await db.query('analyze');
-  step('analyze');
+  // Bulk-loaded tables have no visibility map yet; autovacuum would set it on a live system, and
+  // index-only scans need it.
+  for (const table of [
+    'ads',
+    'ad_facts',
+    'ad_keys',
+    'podcast_links',
+    'podcast_link_episodes',
+    'podcasts',
+    'entities',
+  ])
+    await db.query(`vacuum analyze ${table}`);
+  step('vacuum analyze');
 }

@@ -43,7 +43,11 @@ await migrate(db);
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const { rows: existing } = await db.query<{ n: number }>('select count(*)::int as n from ads');
-if (existing[0]!.n === 0) {
+const { rows: facts } = await db.query<{ n: number }>('select count(*)::int as n from ad_facts');
+if (existing[0]!.n === 0 || facts[0]!.n === 0) {
+  if (existing[0]!.n > 0)
+    for (const table of ['ads', 'podcasts', 'entities', 'podcast_link_episodes', 'podcast_links'])
+      await db.query(`truncate ${table}`);
   const started = performance.now();
   await generateCorpus(db, size, NOW, console.log);
   console.log(

@@ -9,22 +9,23 @@ export interface LinkRow {
   episode_count: number;
 }
 
-/** Every link of the given shows (all kinds unless `kinds` narrows them). */
+/** Every link of the given shows (all kinds unless `kinds` narrows them); labels only when asked. */
 export async function linksOfPodcasts(
   db: Queryable,
   podcastIds: readonly string[],
   kinds?: readonly LinkKind[],
+  withLabels = true,
 ): Promise<LinkRow[]> {
   if (podcastIds.length === 0) return [];
   const { rows } = await db.query<LinkRow>(
-    `select podcast_id, kind, key, label, episode_count from podcast_links
+    `select podcast_id, kind, key, ${withLabels ? 'label' : 'null as label'}, episode_count from podcast_links
       where podcast_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
     [podcastIds, kinds ?? null],
   );
   return rows;
 }
 
-/** For each (kind, key), the other shows holding it: at most `perKey`, those with most episodes first. */
+/** For each (kind, key), the other shows holding it: at most `perKey`, those with most episodes first (no labels). */
 export async function showsSharing(
   db: Queryable,
   exclude: readonly string[],
@@ -33,10 +34,10 @@ export async function showsSharing(
 ): Promise<LinkRow[]> {
   if (keys.length === 0) return [];
   const { rows } = await db.query<LinkRow>(
-    `select l.podcast_id, t.kind, t.key, l.label, l.episode_count
+    `select l.podcast_id, t.kind, t.key, null as label, l.episode_count
        from unnest($1::text[], $2::text[]) as t(kind, key)
        cross join lateral (
-         select x.podcast_id, x.label, x.episode_count from podcast_links x
+         select x.podcast_id, x.episode_count from podcast_links x
           where x.kind = t.kind and x.key = t.key and x.podcast_id <> all($3::text[])
           order by x.episode_count desc, x.podcast_id limit $4::int) l`,
     [keys.map((k) => k.kind), keys.map((k) => k.key), exclude, perKey],

@@ -34,6 +34,8 @@ create table podcast_links (
   primary key (podcast_id, kind, key)
 );
 create index podcast_links_key on podcast_links (kind, key, episode_count desc, podcast_id);
+-- A show's whole profile from the index alone (related-show scoring reads a hundred at a time).
+create index podcast_links_profile on podcast_links (podcast_id, kind, key) include (episode_count);
 
 -- Leaderboard snapshots of the three snapshot windows, refreshed every EARSHOT_SNAPSHOT_INTERVAL.
 create table ad_leaderboard_snapshots (

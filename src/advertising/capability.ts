@@ -1,3 +1,4 @@
+import { adFactsProjection } from '../../projections/ad-leaderboard/projection.ts';
 import { podcastLinksProjection } from '../../projections/podcast-links/projection.ts';
 import type { Capability, Runtime } from '../runtime.ts';
 import { Leaderboard } from './leaderboard.ts';
@@ -16,7 +17,7 @@ export function advertisingCapability(runtime: Pick<Runtime, 'now'> & Partial<Ru
   return {
     name: 'advertising',
     routes: [leaderboardRoutes(leaderboard), advertisingRoutes, recommendationRoutes],
-    projections: [podcastLinksProjection],
+    projections: [adFactsProjection, podcastLinksProjection],
     workers: runtime.db
       ? [
           snapshotWorker(

@@ -34,8 +34,8 @@ export const EPISODE_GUESTS_FOR_FULL = 2;
 export const EPISODE_SPONSORS_FOR_FULL = 3;
 
 /** Candidates per shared key, and shows fully scored, bounding the work per request. */
-const PER_KEY = 200;
-const SCORED = 100;
+const PER_KEY = 100;
+const SCORED = 50;
 const SHOWN_PARTS = 5;
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
@@ -156,17 +156,26 @@ export async function relatedShows(db: Queryable, podcastId: string): Promise<Sc
     showsSharing(db, [podcastId], keys, PER_KEY),
     publisherMates(db, podcastId, PER_KEY),
   ]);
-  // A first pass on what the candidate rows already show picks the shows worth scoring fully.
-  const partial = profiles(sharing);
-  for (const id of mates) if (!partial.has(id)) partial.set(id, emptyProfile());
-  const mateSet = new Set(mates);
-  const rough = [...partial.entries()]
-    .map(([id, p]) => ({ id, s: scoreShow(mine, p, mateSet.has(id)).score }))
-    .sort((a, b) => b.s - a.s || (a.id < b.id ? -1 : 1))
+  // A first pass on what the candidate rows already show (counts only) picks the shows worth
+  // scoring fully.
+  const weights = {
+    guest: PODCAST_WEIGHTS.guests / GUESTS_FOR_FULL,
+    sponsor: PODCAST_WEIGHTS.sponsors / SPONSORS_FOR_FULL,
+  };
+  const topicShare = mine.topics.size
+    ? (PODCAST_WEIGHTS.topic_overlap + PODCAST_WEIGHTS.content_similarity) / mine.topics.size
+    : 0;
+  const roughScore = new Map<string, number>(mates.map((id) => [id, PODCAST_WEIGHTS.same_publisher]));
+  for (const row of sharing) {
+    const part = row.kind === 'guest' ? weights.guest : row.kind === 'sponsor' ? weights.sponsor : topicShare;
+    roughScore.set(row.podcast_id, (roughScore.get(row.podcast_id) ?? 0) + part);
+  }
+  const rough = [...roughScore.entries()]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
     .slice(0, SCORED)
-    .map((r) => r.id);
+    .map(([id]) => id);
   const [full, publishers] = await Promise.all([
-    linksOfPodcasts(db, rough),
+    linksOfPodcasts(db, rough, undefined, false),
     publishersOf(db, [podcastId, ...rough]),
   ]);
   const fullProfiles = profiles(full);
