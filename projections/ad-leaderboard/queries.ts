@@ -122,14 +122,18 @@ export async function snapshotPage(
   metric: Metric,
   afterRank: number,
   limit: number,
-): Promise<(SponsorCounts & { rank: number })[]> {
-  const { rows } = await db.query<SponsorCounts & { rank: number }>(
-    `select sponsor_key, ad_count, podcast_reach, episode_reach, first_seen_at, last_seen_at, rank_${metric} as rank
+): Promise<(SponsorCounts & { rank: number; info: SponsorInfo })[]> {
+  const { rows } = await db.query<SponsorCounts & { rank: number; name: string; company_id: string | null }>(
+    `select sponsor_key, name, company_id, ad_count, podcast_reach, episode_reach, first_seen_at, last_seen_at,
+            rank_${metric} as rank
        from ad_leaderboard_rows where window_name = $1::text and rank_${metric} > $2::int
       order by rank_${metric} limit $3::int`,
     [name, afterRank, limit],
   );
-  return rows;
+  return rows.map(({ name: sponsorName, company_id, ...row }) => ({
+    ...row,
+    info: { sponsor_key: row.sponsor_key, name: sponsorName, company_id },
+  }));
 }
 
 /** Replaces one window's snapshot with freshly counted, ranked rows, in the caller's transaction. */
@@ -138,6 +142,7 @@ export async function writeSnapshot(
   name: WindowName,
   bounds: { since: Date | null; until: Date | null },
   rows: SponsorCounts[],
+  info: ReadonlyMap<string, SponsorInfo>,
   refreshedAt: Date,
 ) {
   const ranks = Object.fromEntries(
@@ -147,16 +152,18 @@ export async function writeSnapshot(
   for (let i = 0; i < rows.length; i += 5000) {
     const chunk = rows.slice(i, i + 5000);
     await tx.query(
-      `insert into ad_leaderboard_rows (window_name, sponsor_key, ad_count, podcast_reach, episode_reach,
-              first_seen_at, last_seen_at, rank_ad_count, rank_podcast_reach, rank_episode_reach)
-       select $1::text, r.k, r.a, r.p, r.e, r.f, r.l, r.ra, r.rp, r.re
-         from jsonb_to_recordset($2::jsonb) as r(k text, a int, p int, e int, f timestamptz, l timestamptz,
-              ra int, rp int, re int)`,
+      `insert into ad_leaderboard_rows (window_name, sponsor_key, name, company_id, ad_count, podcast_reach,
+              episode_reach, first_seen_at, last_seen_at, rank_ad_count, rank_podcast_reach, rank_episode_reach)
+       select $1::text, r.k, r.n, r.c, r.a, r.p, r.e, r.f, r.l, r.ra, r.rp, r.re
+         from jsonb_to_recordset($2::jsonb) as r(k text, n text, c text, a int, p int, e int, f timestamptz,
+              l timestamptz, ra int, rp int, re int)`,
       [
         name,
         JSON.stringify(
           chunk.map((r) => ({
             k: r.sponsor_key,
+            n: info.get(r.sponsor_key)?.name ?? r.sponsor_key,
+            c: info.get(r.sponsor_key)?.company_id ?? null,
             a: r.ad_count,
             p: r.podcast_reach,
             e: r.episode_reach,

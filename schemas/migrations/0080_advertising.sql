@@ -49,6 +49,9 @@ create table ad_leaderboard_snapshots (
 create table ad_leaderboard_rows (
   window_name text not null,
   sponsor_key text not null,
+  -- the sponsor's name and company as its latest ad gives them, at the refresh
+  name text not null,
+  company_id text,
   ad_count integer not null,
   podcast_reach integer not null,
   episode_reach integer not null,

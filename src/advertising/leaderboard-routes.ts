@@ -65,8 +65,9 @@ export function leaderboardRoutes(leaderboard: Leaderboard) {
         const shown = rows.slice(0, query.limit);
         const info = await sponsorInfo(
           app.db,
-          shown.map((r) => r.sponsor_key),
+          shown.filter((r) => !r.info).map((r) => r.sponsor_key),
         );
+        for (const row of shown) if (row.info) info.set(row.sponsor_key, row.info);
         const companies = await companyCompacts(
           app.db,
           [...info.values()].map((i) => i.company_id),

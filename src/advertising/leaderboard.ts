@@ -2,9 +2,11 @@ import {
   type Metric,
   rankSponsors,
   type SponsorCounts,
+  type SponsorInfo,
   snapshotOf,
   snapshotPage,
   sponsorCounts,
+  sponsorInfo,
   type WindowName,
   writeSnapshot,
 } from '../../projections/ad-leaderboard/queries.ts';
@@ -40,6 +42,8 @@ export function windowOf(now: Date, since: Date | undefined, until: Date | undef
 
 /** Recounts the three snapshot windows as of `now`, each replaced in one transaction. */
 export async function refreshLeaderboardSnapshots(db: Db, now: Date) {
+  // Names and companies as of this refresh, looked up once per sponsor across the windows.
+  const info = new Map<string, SponsorInfo>();
   for (const [name, bounds] of Object.entries(snapshotWindows(now)) as [
     WindowName,
     { since: Date | null; until: Date | null },
@@ -48,7 +52,9 @@ export async function refreshLeaderboardSnapshots(db: Db, now: Date) {
       since: bounds.since ?? undefined,
       until: bounds.until ?? undefined,
     });
-    await db.transaction((tx) => writeSnapshot(tx, name, bounds, rows, now));
+    const missing = rows.map((r) => r.sponsor_key).filter((key) => !info.has(key));
+    for (const [key, value] of await sponsorInfo(db, missing)) info.set(key, value);
+    await db.transaction((tx) => writeSnapshot(tx, name, bounds, rows, info, now));
   }
 }
 
@@ -62,7 +68,8 @@ export interface LeaderboardQuery {
   key: string;
 }
 
-export type RankedRow = SponsorCounts & { rank: number };
+/** A ranked sponsor; snapshots also carry its name and company. */
+export type RankedRow = SponsorCounts & { rank: number; info?: SponsorInfo };
 
 /**
  * Ranked sponsors: the three snapshot windows from their snapshots (when the snapshot holds the

@@ -219,6 +219,12 @@ describe('advertising leaderboard', () => {
 
   it('serves the snapshot windows from snapshots until the next refresh, on the injected clock', async () => {
     await refreshLeaderboardSnapshots(h.db, h.clock.now);
+    // Snapshot rows carry the sponsor's name and company as of the refresh.
+    expect((await board()).data[1]!.sponsor).toMatchObject({
+      id: 'sp-b',
+      name: 'Acme Inc',
+      company: { id: 'c-acme', slug: 'acme', image_mode: 'AUTOMATIC' },
+    });
     // The window 30 days ago holds only sp-c.
     expect(ids(await board({ since: '2026-10-14', until: '2026-10-21' }))).toEqual(['sp-c']);
     await h.ingest([
