@@ -88,15 +88,6 @@ export async function sponsorInfo(db: Queryable, keys: readonly string[]): Promi
   return new Map(rows.map((row) => [row.sponsor_key, row]));
 }
 
-/** The sponsor keys whose ads name the company. */
-export async function sponsorKeysOfCompany(db: Queryable, companyId: string): Promise<string[]> {
-  const { rows } = await db.query<{ k: string }>(
-    `select distinct ${SPONSOR_KEY} as k from ads where sponsor_company_id = $1::text and not is_network_promo`,
-    [companyId],
-  );
-  return rows.map((r) => r.k);
-}
-
 export type WindowName = 'all_time' | 'trailing_7d' | 'ending_30d_ago';
 
 export interface Snapshot {

@@ -21,7 +21,7 @@ interface LinkRow {
 }
 
 /** What one episode links its show to; one row per (kind, key). */
-export function linksOf(event: EpisodeTranscribed): LinkRow[] {
+function linksOf(event: EpisodeTranscribed): LinkRow[] {
   const base = {
     episode_id: event.episode.id,
     podcast_id: event.podcast.id,

@@ -3,14 +3,14 @@ import type { Interval } from '../../projections/ad-leaderboard/timeseries.ts';
 const DAY = 86_400_000;
 
 /** The UTC start of the bucket holding `at`: the day, the Monday of the week, the month's first day. */
-export function bucketStart(at: Date, interval: Interval): Date {
+function bucketStart(at: Date, interval: Interval): Date {
   const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
   if (interval === 'day') return day;
   if (interval === 'week') return new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * DAY);
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
 }
 
-export function nextBucket(start: Date, interval: Interval): Date {
+function nextBucket(start: Date, interval: Interval): Date {
   if (interval === 'day') return new Date(start.getTime() + DAY);
   if (interval === 'week') return new Date(start.getTime() + 7 * DAY);
   return new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));

@@ -16,7 +16,7 @@ export function advertisingCapability(runtime: Pick<Runtime, 'now'> & Partial<Ru
   const leaderboard = new Leaderboard(() => runtime.now());
   return {
     name: 'advertising',
-    routes: [leaderboardRoutes(leaderboard), advertisingRoutes, recommendationRoutes],
+    routes: [leaderboardRoutes(leaderboard), advertisingRoutes(() => runtime.now()), recommendationRoutes],
     projections: [adFactsProjection, podcastLinksProjection],
     workers: runtime.db
       ? [

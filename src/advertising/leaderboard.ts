@@ -13,14 +13,14 @@ import {
 import type { Db, Queryable } from '../db/db.ts';
 
 const DAY = 86_400_000;
-export const CACHE_TTL_MS = 60 * 60 * 1000;
+const CACHE_TTL_MS = 60 * 60 * 1000;
 const CACHE_ENTRIES = 200;
 
 const utcMidnight = (now: Date) =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 
 /** The bounds of the three snapshot windows on the UTC day of `now` (docs/advertising.md). */
-export function snapshotWindows(now: Date): Record<WindowName, { since: Date | null; until: Date | null }> {
+function snapshotWindows(now: Date): Record<WindowName, { since: Date | null; until: Date | null }> {
   const today = utcMidnight(now).getTime();
   return {
     all_time: { since: null, until: null },
@@ -33,7 +33,7 @@ const same = (a: Date | null | undefined, b: Date | null | undefined) =>
   (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
 /** The snapshot window a request names, if it names one exactly. */
-export function windowOf(now: Date, since: Date | undefined, until: Date | undefined): WindowName | null {
+function windowOf(now: Date, since: Date | undefined, until: Date | undefined): WindowName | null {
   const windows = snapshotWindows(now);
   for (const [name, bounds] of Object.entries(windows) as [WindowName, (typeof windows)[WindowName]][])
     if (same(bounds.since, since) && same(bounds.until, until)) return name;

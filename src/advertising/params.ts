@@ -8,7 +8,7 @@ import { getOrganization, type Plan } from '../platform/organizations.ts';
 import { resolveCompanyId } from './companies.ts';
 
 /** Plans that include the premium tier (the advertising leaderboard). */
-export const PREMIUM_PLANS: readonly Plan[] = ['BUSINESS', 'ENTERPRISE'];
+const PREMIUM_PLANS: readonly Plan[] = ['BUSINESS', 'ENTERPRISE'];
 
 /** 402 premium_required, with how to resolve it, for a key whose organization's plan lacks premium. */
 export async function assertPremium(db: Queryable, request: FastifyRequest) {

@@ -8,7 +8,7 @@ import { scoreBand } from './params.ts';
 import { peopleOf, relatedShows, type ScoredShow, SHOWN, topicOf } from './related.ts';
 
 /** Related shows a recommendation draws on (docs/advertising.md, "Recommendations"). */
-export const RELATED_BASE = 20;
+const RELATED_BASE = 20;
 const VIA = 3;
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;

@@ -12,7 +12,7 @@ import { entityReferences } from '../catalog/references.ts';
 import type { Queryable } from '../db/db.ts';
 
 /** Weights of the related-show score (docs/advertising.md, "Scores"); they sum to 1. */
-export const PODCAST_WEIGHTS = {
+const PODCAST_WEIGHTS = {
   guests: 0.3,
   sponsors: 0.2,
   topic_overlap: 0.2,
@@ -20,18 +20,18 @@ export const PODCAST_WEIGHTS = {
   same_publisher: 0.1,
 } as const;
 /** Shared guests and sponsors saturate at these counts. */
-export const GUESTS_FOR_FULL = 3;
-export const SPONSORS_FOR_FULL = 5;
+const GUESTS_FOR_FULL = 3;
+const SPONSORS_FOR_FULL = 5;
 
-export const EPISODE_WEIGHTS = {
+const EPISODE_WEIGHTS = {
   guests: 0.35,
   sponsors: 0.15,
   topic_overlap: 0.3,
   same_podcast: 0.1,
   same_publisher: 0.1,
 } as const;
-export const EPISODE_GUESTS_FOR_FULL = 2;
-export const EPISODE_SPONSORS_FOR_FULL = 3;
+const EPISODE_GUESTS_FOR_FULL = 2;
+const EPISODE_SPONSORS_FOR_FULL = 3;
 
 /** Candidates per shared key, and shows fully scored, bounding the work per request. */
 const PER_KEY = 100;
@@ -107,7 +107,7 @@ export interface ScoredShow {
 }
 
 /** The related-show score of `other` for `me`, every part kept (docs/advertising.md, "Scores"). */
-export function scoreShow(me: Profile, other: Profile, samePublisher: boolean) {
+function scoreShow(me: Profile, other: Profile, samePublisher: boolean) {
   const guests = intersect(me.guests, other.guests);
   const sponsors = intersect(me.sponsors, other.sponsors);
   const topics = intersect(me.topics.keys(), other.topics);

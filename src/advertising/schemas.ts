@@ -9,7 +9,7 @@ const time = { type: 'string', format: 'date-time' } as const;
 const date = { type: 'string', format: 'date' } as const;
 const band = { enum: ['strong', 'moderate', 'weak'] } as const;
 
-export const companyCompactSchema = {
+const companyCompactSchema = {
   type: 'object',
   required: ['id', 'name'],
   properties: {
@@ -24,7 +24,7 @@ export const companyCompactSchema = {
   },
 } as const;
 
-export const sponsorSchema = {
+const sponsorSchema = {
   type: 'object',
   required: ['id', 'name', 'ad_count', 'podcast_reach', 'episode_reach'],
   properties: {
