@@ -19,10 +19,8 @@ export async function assertPremium(db: Queryable, request: FastifyRequest) {
     `The advertising leaderboard is a premium endpoint; the ${organization.plan} plan does not include it.`,
     {
       message:
-        'Move the organization to the BUSINESS or ENTERPRISE plan, or call without a key and pay per request.',
+        'Move the organization to the BUSINESS or ENTERPRISE plan (an operator runs `earshot org set-plan --org ID --plan BUSINESS`).',
       action: 'upgrade_plan',
-      method: 'POST',
-      endpoint: 'earshot org set-plan --org ID --plan BUSINESS',
     },
   );
 }
