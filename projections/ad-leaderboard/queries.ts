@@ -24,25 +24,21 @@ export interface AdScope {
 export const SPONSOR_KEY = 'coalesce(sponsor_id, sponsor_name)';
 
 /**
- * Every sponsor's counts over a scope, from the integer-keyed facts: grouped by (sponsor, show),
- * then by sponsor, both hash aggregates over the covering index.
+ * Every sponsor's counts over a scope, from the integer-keyed facts in one sorted aggregate: a fact
+ * is one (episode, sponsor), so its rows count episodes and its distinct shows count reach.
  */
 export async function sponsorCounts(db: Queryable, scope: AdScope): Promise<SponsorCounts[]> {
   const { rows } = await db.query<SponsorCounts>(
-    `with per_show as (
-       select sponsor_no, podcast_no, sum(ads)::int as n, count(*)::int as episodes,
-              min(published_at) as first_at, max(published_at) as last_at
+    `with per_sponsor as (
+       select sponsor_no, sum(ads)::int as ad_count, count(distinct podcast_no)::int as podcast_reach,
+              count(*)::int as episode_reach, min(published_at) as first_seen_at, max(published_at) as last_seen_at
          from ad_facts
         where ($1::timestamptz is null or published_at >= $1::timestamptz)
           and ($2::timestamptz is null or published_at < $2::timestamptz)
           and ($3::text is null or company_id = $3::text)
           and ($4::text[] is null
                or podcast_no = any(array(select no from ad_keys where kind = 'podcast' and key = any($4::text[]))))
-        group by 1, 2
-     ), per_sponsor as (
-       select sponsor_no, sum(n)::int as ad_count, count(*)::int as podcast_reach, sum(episodes)::int as episode_reach,
-              min(first_at) as first_seen_at, max(last_at) as last_seen_at
-         from per_show group by sponsor_no
+        group by sponsor_no
      )
      select k.key as sponsor_key, s.ad_count, s.podcast_reach, s.episode_reach, s.first_seen_at, s.last_seen_at
        from per_sponsor s join ad_keys k on k.no = s.sponsor_no`,

@@ -44,8 +44,11 @@ export function leaderboardRoutes(leaderboard: Leaderboard) {
         },
       },
       async (request) => {
-        await assertPremium(app.db, request);
+        // The plan check runs beside a snapshot read; before anything else is resolved or counted.
+        const gate = assertPremium(app.db, request);
+        gate.catch(() => {});
         const query = request.query;
+        if (query.company_id !== undefined || query.publisher_id !== undefined) await gate;
         const { since, until } = boundsOf(query.since, query.until);
         const pages = offsetCursor(app.cursors, query as unknown as Record<string, unknown>);
         const offset = pages.offset(query.cursor);
@@ -61,6 +64,7 @@ export function leaderboardRoutes(leaderboard: Leaderboard) {
           { metric: query.metric, since, until, companyId, podcastIds, key },
           offset,
           query.limit + 1,
+          gate,
         );
         const shown = rows.slice(0, query.limit);
         const info = await sponsorInfo(

@@ -80,15 +80,28 @@ export class Leaderboard {
   readonly #cache = new Map<string, { rows: SponsorCounts[]; until: number }>();
   constructor(private readonly now: () => Date) {}
 
-  async page(db: Queryable, query: LeaderboardQuery, afterRank: number, limit: number): Promise<RankedRow[]> {
+  /**
+   * `gate` (the plan check) runs beside the snapshot read, which costs little; nothing is counted
+   * before it passes.
+   */
+  async page(
+    db: Queryable,
+    query: LeaderboardQuery,
+    afterRank: number,
+    limit: number,
+    gate: Promise<void> = Promise.resolve(),
+  ): Promise<RankedRow[]> {
     const unfiltered = query.companyId === undefined && query.podcastIds === undefined;
     const window = unfiltered ? windowOf(this.now(), query.since, query.until) : null;
     if (window) {
-      const snapshot = await snapshotOf(db, window);
+      const [snapshot, rows] = await Promise.all([
+        snapshotOf(db, window),
+        snapshotPage(db, window, query.metric, afterRank, limit),
+        gate,
+      ]);
       const today = snapshotWindows(this.now())[window];
-      if (snapshot && same(snapshot.since, today.since) && same(snapshot.until, today.until))
-        return snapshotPage(db, window, query.metric, afterRank, limit);
-    }
+      if (snapshot && same(snapshot.since, today.since) && same(snapshot.until, today.until)) return rows;
+    } else await gate;
     const rows = await this.#counted(db, query);
     return rankSponsors(rows, query.metric)
       .slice(afterRank, afterRank + limit)
