@@ -5,7 +5,8 @@ create index ads_counted_published on ads (published_at)
   include (sponsor_id, sponsor_name, podcast_id, episode_id) where not is_network_promo;
 create index ads_sponsor_key on ads ((coalesce(sponsor_id, sponsor_name)), published_at)
   include (podcast_id, episode_id, read_type) where not is_network_promo;
-create index ads_company on ads (sponsor_company_id, published_at) where not is_network_promo;
+create index ads_company on ads (sponsor_company_id, published_at)
+  include (read_type, episode_id, podcast_id) where not is_network_promo;
 create index podcasts_publisher_id on podcasts ((publisher->>'id'));
 create index podcasts_publisher_slug on podcasts ((publisher->>'slug'));
 

@@ -138,7 +138,10 @@ export const advertisingRoutes = (now: () => Date) =>
           since: bounds.since,
           until,
         };
-        const totals = await adSeriesTotals(app.db, scope);
+        const [totals, series] = await Promise.all([
+          adSeriesTotals(app.db, scope),
+          adSeries(app.db, scope, q.interval),
+        ]);
         const from = bounds.since ?? totals.first_at ?? until;
         if (bucketCount(from, until, q.interval) > MAX_BUCKETS)
           throw new ValidationError(
@@ -152,7 +155,7 @@ export const advertisingRoutes = (now: () => Date) =>
               },
             ],
           );
-        const counted = new Map((await adSeries(app.db, scope, q.interval)).map((row) => [row.bucket, row]));
+        const counted = new Map(series.map((row) => [row.bucket, row]));
         const buckets = bucketStarts(from, until, q.interval).map((start) => {
           const row = counted.get(start);
           return {
