@@ -219,6 +219,26 @@ describe('recommendations', () => {
     ]);
   });
 
+  it("reads a person's current role (person.current_role.company) once entities carry it", async () => {
+    // entity.upserted gains current_role with the people read models; written here as that model will hold it.
+    await h.db.query(
+      `insert into entities (id, slug, name, entity_type, person, occurred_at, search_names, search_text)
+       values ('pat', 'pat-partner', 'Pat Partner', 'PERSON',
+               '{"current_role": {"company": "c-two", "title": "VP Partnerships"}, "company": "Old Corp"}',
+               now(), '{pat partner}', 'pat partner')`,
+    );
+    const [two] = (await page('/v1/podcasts/P/recommendations/sponsors')).data;
+    expect(two!.contacts).toEqual([
+      expect.objectContaining({ person: expect.objectContaining({ id: 'maria' }), role: 'marketing' }),
+      expect.objectContaining({
+        person: expect.objectContaining({ id: 'pat' }),
+        role: 'marketing',
+        title: 'VP Partnerships',
+      }),
+      expect.objectContaining({ person: expect.objectContaining({ id: 'carl' }), role: 'executive' }),
+    ]);
+  });
+
   it('lists every route in /openapi.json', async () => {
     const paths = Object.keys((await h.app.inject({ url: '/openapi.json' })).json().paths);
     for (const path of [
