@@ -187,8 +187,9 @@ export async function podcastRecommendationsForGuest(db: Queryable, personIds: r
     string,
     { key: string; score: number; via: { podcast_id: string; score: number }[] }
   >();
-  for (const a of appearances) {
-    const related = (await relatedShows(db, a.podcast_id)).slice(0, RELATED_BASE);
+  const relatedOf = await Promise.all(appearances.map((a) => relatedShows(db, a.podcast_id)));
+  for (const [i, a] of appearances.entries()) {
+    const related = relatedOf[i]!.slice(0, RELATED_BASE);
     for (const r of related) {
       if (own.has(r.podcast_id)) continue;
       const entry = byShow.get(r.podcast_id) ?? { key: r.podcast_id, score: 0, via: [] };
