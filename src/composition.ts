@@ -1,6 +1,9 @@
 import { deliveriesOfMatch } from '../projections/deliveries/queries.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
+import { advertisingCapability } from './advertising/capability.ts';
+import { podcastExtras } from './advertising/recommendations.ts';
+import { podcastExtraProperties } from './advertising/schemas.ts';
 import { alertsCapability } from './alerts/capability.ts';
 import { catalogCapability } from './catalog/capability.ts';
 import { listChannels } from './chat/channels.ts';
@@ -38,8 +41,12 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     }),
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
-    catalogCapability({ now: () => runtime.now() }),
+    catalogCapability({
+      now: () => runtime.now(),
+      podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
+    }),
     searchCapability({ now: () => runtime.now() }),
+    advertisingCapability(runtime),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

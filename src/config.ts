@@ -25,6 +25,8 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** Proxies whose X-Forwarded-For names the client address (addresses or CIDRs); none by default. */
   trustProxy: string[];
+  /** EARSHOT_SNAPSHOT_INTERVAL: how often the leaderboard snapshots are refreshed (default 10m). */
+  snapshotInterval: string;
 }
 
 export interface RateLimitConfig {
@@ -86,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: DEFAULT_RATE_LIMIT.windowMs,
     },
     trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
+    snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
   };
 }

@@ -7,7 +7,7 @@ import { segmentsProjection } from '../../projections/segments/projection.ts';
 import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
 import type { Capability } from '../runtime.ts';
 import { episodeRoutes } from './episode-routes.ts';
-import { podcastRoutes } from './podcast-routes.ts';
+import { type PodcastRouteDeps, podcastRoutes } from './podcast-routes.ts';
 import { segmentClipRoutes } from './segment-clip-routes.ts';
 import { transcriptCache } from './transcript-cache.ts';
 
@@ -22,7 +22,7 @@ export const catalogProjections = [
 ];
 
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
-export function catalogCapability(deps: { now(): Date }): Capability {
+export function catalogCapability(deps: PodcastRouteDeps): Capability {
   const transcripts = transcriptCache();
   return {
     name: 'catalog',

@@ -50,7 +50,7 @@ function includesOf(value: string | undefined): Set<Include> {
   return new Set(values as Include[]);
 }
 
-async function episodeOr404(db: Queryable, ref: string): Promise<EpisodeRow> {
+export async function episodeOr404(db: Queryable, ref: string): Promise<EpisodeRow> {
   const episode = await findCatalogEpisode(db, ref);
   if (!episode) throw new NotFoundError('episode_not_found', `No episode ${ref}.`);
   return episode;

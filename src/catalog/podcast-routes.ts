@@ -100,7 +100,13 @@ async function podcastItems(
   });
 }
 
-export function podcastRoutes(deps: { now(): Date }) {
+export interface PodcastRouteDeps {
+  now(): Date;
+  /** Fields another surface adds to GET /v1/podcasts/{id} (advertising: related, recommendations). */
+  podcastExtras?: { properties: Record<string, object>; load(db: Queryable, id: string): Promise<object> };
+}
+
+export function podcastRoutes(deps: PodcastRouteDeps) {
   return async function routes(app: FastifyInstance) {
     const listHandler = async (request: { query: PodcastListQuery }) => {
       const query = request.query;
@@ -244,13 +250,24 @@ export function podcastRoutes(deps: { now(): Date }) {
             type: 'object',
             properties: { topic_limit: { type: 'integer', minimum: 0, maximum: 100, default: 10 } },
           },
-          response: { 200: podcastSchema, ...problemResponses(400, 401, 404) },
+          response: {
+            200: deps.podcastExtras
+              ? {
+                  ...podcastSchema,
+                  properties: { ...podcastSchema.properties, ...deps.podcastExtras.properties },
+                }
+              : podcastSchema,
+            ...problemResponses(400, 401, 404),
+          },
         },
       },
       async (request) => {
         const id = await podcastIdOr404(app.db, request.params.id);
-        const [item] = await podcastItems(app.db, [{ id }], deps.now(), request.query.topic_limit);
-        return item;
+        const [[item], extras] = await Promise.all([
+          podcastItems(app.db, [{ id }], deps.now(), request.query.topic_limit),
+          deps.podcastExtras?.load(app.db, id),
+        ]);
+        return extras ? { ...item, ...extras } : item;
       },
     );
 
@@ -330,7 +347,7 @@ export function podcastRoutes(deps: { now(): Date }) {
   };
 }
 
-async function podcastIdOr404(db: Queryable, ref: string): Promise<string> {
+export async function podcastIdOr404(db: Queryable, ref: string): Promise<string> {
   const id = await resolvePodcastId(db, ref);
   if (!id) throw new NotFoundError('podcast_not_found', `No podcast ${ref}.`);
   return id;

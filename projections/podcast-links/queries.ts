@@ -1,0 +1,117 @@
+import type { Queryable } from '../../src/db/db.ts';
+import type { LinkKind } from './projection.ts';
+
+export interface LinkRow {
+  podcast_id: string;
+  kind: LinkKind;
+  key: string;
+  label: string | null;
+  episode_count: number;
+}
+
+/** Every link of the given shows (all kinds unless `kinds` narrows them); labels only when asked. */
+export async function linksOfPodcasts(
+  db: Queryable,
+  podcastIds: readonly string[],
+  kinds?: readonly LinkKind[],
+  withLabels = true,
+): Promise<LinkRow[]> {
+  if (podcastIds.length === 0) return [];
+  const { rows } = await db.query<LinkRow>(
+    `select podcast_id, kind, key, ${withLabels ? 'label' : 'null as label'}, episode_count from podcast_links
+      where podcast_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
+    [podcastIds, kinds ?? null],
+  );
+  return rows;
+}
+
+/** For each (kind, key), the other shows holding it: at most `perKey`, those with most episodes first (no labels). */
+export async function showsSharing(
+  db: Queryable,
+  exclude: readonly string[],
+  keys: readonly { kind: LinkKind; key: string }[],
+  perKey: number,
+): Promise<LinkRow[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.query<LinkRow>(
+    `select l.podcast_id, t.kind, t.key, null as label, l.episode_count
+       from unnest($1::text[], $2::text[]) as t(kind, key)
+       cross join lateral (
+         select x.podcast_id, x.episode_count from podcast_links x
+          where x.kind = t.kind and x.key = t.key and x.podcast_id <> all($3::text[])
+          order by x.episode_count desc, x.podcast_id limit $4::int) l`,
+    [keys.map((k) => k.kind), keys.map((k) => k.key), exclude, perKey],
+  );
+  return rows;
+}
+
+/** Shows of the same publisher as the show, most popular first. */
+export async function publisherMates(db: Queryable, podcastId: string, limit: number) {
+  const { rows } = await db.query<{ id: string }>(
+    `select p.id from podcasts me join podcasts p on p.publisher->>'id' = me.publisher->>'id' and p.id <> me.id
+      where me.id = $1::text order by p.popularity desc nulls last, p.id limit $2::int`,
+    [podcastId, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function publishersOf(db: Queryable, podcastIds: readonly string[]) {
+  const { rows } = await db.query<{ id: string; publisher_id: string | null; popularity: number | null }>(
+    `select id, publisher->>'id' as publisher_id, popularity from podcasts where id = any($1::text[])`,
+    [podcastIds],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export interface EpisodeLinkRow {
+  episode_id: string;
+  podcast_id: string;
+  kind: LinkKind;
+  key: string;
+  label: string | null;
+}
+
+export async function linksOfEpisodes(
+  db: Queryable,
+  episodeIds: readonly string[],
+  kinds?: readonly LinkKind[],
+) {
+  if (episodeIds.length === 0) return [];
+  const { rows } = await db.query<EpisodeLinkRow>(
+    `select episode_id, podcast_id, kind, key, label from podcast_link_episodes
+      where episode_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
+    [episodeIds, kinds ?? null],
+  );
+  return rows;
+}
+
+/** For each (kind, key), the most recent other episodes holding it, at most `perKey`. */
+export async function episodesSharing(
+  db: Queryable,
+  episodeId: string,
+  keys: readonly { kind: LinkKind; key: string }[],
+  perKey: number,
+): Promise<EpisodeLinkRow[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.query<EpisodeLinkRow>(
+    `select l.episode_id, l.podcast_id, t.kind, t.key, l.label
+       from unnest($1::text[], $2::text[]) as t(kind, key)
+       cross join lateral (
+         select x.episode_id, x.podcast_id, x.label from podcast_link_episodes x
+          where x.kind = t.kind and x.key = t.key and x.episode_id <> $3::text
+          order by x.published_at desc, x.episode_id limit $4::int) l`,
+    [keys.map((k) => k.kind), keys.map((k) => k.key), episodeId, perKey],
+  );
+  return rows;
+}
+
+/** The shows a guest appeared on, most appearances first. */
+export async function showsOfGuest(db: Queryable, personIds: readonly string[], limit: number) {
+  const { rows } = await db.query<{ podcast_id: string; episode_count: number }>(
+    `select podcast_id, sum(episode_count)::int as episode_count from podcast_links
+      where kind = 'guest' and key = any($1::text[])
+      group by podcast_id order by episode_count desc, podcast_id limit $2::int`,
+    [personIds, limit],
+  );
+  return rows;
+}

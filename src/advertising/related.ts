@@ -1,0 +1,302 @@
+import type { LinkKind } from '../../projections/podcast-links/projection.ts';
+import {
+  episodesSharing,
+  type LinkRow,
+  linksOfEpisodes,
+  linksOfPodcasts,
+  publisherMates,
+  publishersOf,
+  showsSharing,
+} from '../../projections/podcast-links/queries.ts';
+import { entityReferences } from '../catalog/references.ts';
+import type { Queryable } from '../db/db.ts';
+
+/** Weights of the related-show score (docs/advertising.md, "Scores"); they sum to 1. */
+const PODCAST_WEIGHTS = {
+  guests: 0.3,
+  sponsors: 0.2,
+  topic_overlap: 0.2,
+  content_similarity: 0.2,
+  same_publisher: 0.1,
+} as const;
+/** Shared guests and sponsors saturate at these counts. */
+const GUESTS_FOR_FULL = 3;
+const SPONSORS_FOR_FULL = 5;
+
+const EPISODE_WEIGHTS = {
+  guests: 0.35,
+  sponsors: 0.15,
+  topic_overlap: 0.3,
+  same_podcast: 0.1,
+  same_publisher: 0.1,
+} as const;
+const EPISODE_GUESTS_FOR_FULL = 2;
+const EPISODE_SPONSORS_FOR_FULL = 3;
+
+/** Candidates per shared key, and shows fully scored, bounding the work per request. */
+const PER_KEY = 100;
+const SCORED = 50;
+const SHOWN_PARTS = 5;
+
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+
+interface Profile {
+  guests: Set<string>;
+  sponsors: Set<string>;
+  topics: Map<string, number>;
+  categories: Set<string>;
+  labels: Map<string, string | null>;
+}
+
+const emptyProfile = (): Profile => ({
+  guests: new Set(),
+  sponsors: new Set(),
+  topics: new Map(),
+  categories: new Set(),
+  labels: new Map(),
+});
+
+function profiles(rows: readonly LinkRow[]) {
+  const byShow = new Map<string, Profile>();
+  for (const row of rows) {
+    const p = byShow.get(row.podcast_id) ?? emptyProfile();
+    byShow.set(row.podcast_id, p);
+    if (row.kind === 'guest') p.guests.add(row.key);
+    else if (row.kind === 'sponsor') p.sponsors.add(row.key);
+    else if (row.kind === 'topic') p.topics.set(row.key, row.episode_count);
+    else p.categories.add(row.key);
+    p.labels.set(`${row.kind}:${row.key}`, row.label);
+  }
+  return byShow;
+}
+
+const intersect = <T>(a: Iterable<T>, b: { has(v: T): boolean }) => [...a].filter((v) => b.has(v)).sort();
+
+function jaccard(
+  a: ReadonlyMap<string, number> | ReadonlySet<string>,
+  b: ReadonlyMap<string, number> | ReadonlySet<string>,
+) {
+  const shared = [...a.keys()].filter((k) => b.has(k)).length;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+function cosine(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>) {
+  let dot = 0;
+  for (const [k, v] of a) dot += v * (b.get(k) ?? 0);
+  const norm = (m: ReadonlyMap<string, number>) => Math.sqrt([...m.values()].reduce((s, v) => s + v * v, 0));
+  const d = norm(a) * norm(b);
+  return d === 0 ? 0 : dot / d;
+}
+
+export interface ScoredShow {
+  podcast_id: string;
+  score: number;
+  popularity: number;
+  basis: {
+    same_publisher: boolean;
+    shared_category_count: number;
+    shared_guest_count: number;
+    shared_sponsor_count: number;
+    content_similarity: number;
+    topic_overlap: number;
+    shared_guest_ids: string[];
+    shared_topics: { id: string; label: string | null }[];
+    components: Record<keyof typeof PODCAST_WEIGHTS, number>;
+  };
+}
+
+/** The related-show score of `other` for `me`, every part kept (docs/advertising.md, "Scores"). */
+function scoreShow(me: Profile, other: Profile, samePublisher: boolean) {
+  const guests = intersect(me.guests, other.guests);
+  const sponsors = intersect(me.sponsors, other.sponsors);
+  const topics = intersect(me.topics.keys(), other.topics);
+  const topicOverlap = jaccard(me.topics, other.topics);
+  const contentSimilarity = cosine(me.topics, other.topics);
+  const components = {
+    guests: round(PODCAST_WEIGHTS.guests * Math.min(1, guests.length / GUESTS_FOR_FULL)),
+    sponsors: round(PODCAST_WEIGHTS.sponsors * Math.min(1, sponsors.length / SPONSORS_FOR_FULL)),
+    topic_overlap: round(PODCAST_WEIGHTS.topic_overlap * topicOverlap),
+    content_similarity: round(PODCAST_WEIGHTS.content_similarity * contentSimilarity),
+    same_publisher: samePublisher ? PODCAST_WEIGHTS.same_publisher : 0,
+  };
+  return {
+    score: round(Object.values(components).reduce((s, v) => s + v, 0)),
+    basis: {
+      same_publisher: samePublisher,
+      shared_category_count: intersect(me.categories, other.categories).length,
+      shared_guest_count: guests.length,
+      shared_sponsor_count: sponsors.length,
+      content_similarity: round(contentSimilarity),
+      topic_overlap: round(topicOverlap),
+      shared_guest_ids: guests,
+      shared_topics: topics.map((id) => ({ id, label: me.labels.get(`topic:${id}`) ?? null })),
+      components,
+    },
+  };
+}
+
+const byScore = (a: ScoredShow, b: ScoredShow) =>
+  b.score - a.score ||
+  b.popularity - a.popularity ||
+  (a.podcast_id < b.podcast_id ? -1 : a.podcast_id > b.podcast_id ? 1 : 0);
+
+/**
+ * Shows related to one show, best first, each sharing at least one guest, sponsor, topic or its
+ * publisher. Deterministic: ties go to the more popular show, then the smaller id.
+ */
+export async function relatedShows(db: Queryable, podcastId: string): Promise<ScoredShow[]> {
+  const mine = profiles(await linksOfPodcasts(db, [podcastId])).get(podcastId) ?? emptyProfile();
+  const keys = [
+    ...[...mine.guests].map((key) => ({ kind: 'guest' as LinkKind, key })),
+    ...[...mine.sponsors].map((key) => ({ kind: 'sponsor' as LinkKind, key })),
+    ...[...mine.topics.keys()].map((key) => ({ kind: 'topic' as LinkKind, key })),
+  ];
+  const [sharing, mates] = await Promise.all([
+    showsSharing(db, [podcastId], keys, PER_KEY),
+    publisherMates(db, podcastId, PER_KEY),
+  ]);
+  // A first pass on what the candidate rows already show (counts only) picks the shows worth
+  // scoring fully.
+  const weights = {
+    guest: PODCAST_WEIGHTS.guests / GUESTS_FOR_FULL,
+    sponsor: PODCAST_WEIGHTS.sponsors / SPONSORS_FOR_FULL,
+  };
+  const topicShare = mine.topics.size
+    ? (PODCAST_WEIGHTS.topic_overlap + PODCAST_WEIGHTS.content_similarity) / mine.topics.size
+    : 0;
+  const roughScore = new Map<string, number>(mates.map((id) => [id, PODCAST_WEIGHTS.same_publisher]));
+  for (const row of sharing) {
+    const part = row.kind === 'guest' ? weights.guest : row.kind === 'sponsor' ? weights.sponsor : topicShare;
+    roughScore.set(row.podcast_id, (roughScore.get(row.podcast_id) ?? 0) + part);
+  }
+  const rough = [...roughScore.entries()]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .slice(0, SCORED)
+    .map(([id]) => id);
+  const [full, publishers] = await Promise.all([
+    linksOfPodcasts(db, rough, undefined, false),
+    publishersOf(db, [podcastId, ...rough]),
+  ]);
+  const fullProfiles = profiles(full);
+  const myPublisher = publishers.get(podcastId)?.publisher_id ?? null;
+  return rough
+    .map((id) => {
+      const other = fullProfiles.get(id) ?? emptyProfile();
+      const samePublisher = myPublisher !== null && publishers.get(id)?.publisher_id === myPublisher;
+      return {
+        podcast_id: id,
+        popularity: publishers.get(id)?.popularity ?? 0,
+        ...scoreShow(mine, other, samePublisher),
+      };
+    })
+    .filter((s) => s.score > 0)
+    .sort(byScore);
+}
+
+export interface ScoredEpisode {
+  episode_id: string;
+  podcast_id: string;
+  score: number;
+  basis: {
+    same_podcast: boolean;
+    same_publisher: boolean;
+    shared_guest_count: number;
+    shared_sponsor_count: number;
+    topic_overlap: number;
+    shared_guest_ids: string[];
+    shared_topics: { id: string; label: string | null }[];
+    components: Record<keyof typeof EPISODE_WEIGHTS, number>;
+  };
+}
+
+/** Episodes related to one episode, best first (docs/advertising.md, "Scores"). */
+export async function relatedEpisodes(db: Queryable, episodeId: string): Promise<ScoredEpisode[]> {
+  const own = await linksOfEpisodes(db, [episodeId], ['guest', 'sponsor', 'topic']);
+  const keys = own.map((l) => ({ kind: l.kind, key: l.key }));
+  const sharing = await episodesSharing(db, episodeId, keys, 100);
+  const candidates = [...new Set(sharing.map((s) => s.episode_id))];
+  const theirs = await linksOfEpisodes(db, candidates, ['guest', 'sponsor', 'topic']);
+  const podcastOf = new Map(theirs.map((l) => [l.episode_id, l.podcast_id]));
+  const myPodcast = own[0]?.podcast_id;
+  const publishers = await publishersOf(db, [
+    ...new Set([...(myPodcast ? [myPodcast] : []), ...podcastOf.values()]),
+  ]);
+  const myPublisher = myPodcast ? (publishers.get(myPodcast)?.publisher_id ?? null) : null;
+  const set = (rows: typeof own, kind: LinkKind) =>
+    new Set(rows.filter((r) => r.kind === kind).map((r) => r.key));
+  const mine = { guests: set(own, 'guest'), sponsors: set(own, 'sponsor'), topics: set(own, 'topic') };
+  const labels = new Map(own.map((l) => [l.key, l.label]));
+  const grouped = new Map<string, typeof theirs>();
+  for (const l of theirs) grouped.set(l.episode_id, [...(grouped.get(l.episode_id) ?? []), l]);
+  return candidates
+    .map((id) => {
+      const rows = grouped.get(id) ?? [];
+      const podcastId = podcastOf.get(id) ?? '';
+      const guests = intersect(set(rows, 'guest'), mine.guests);
+      const sponsors = intersect(set(rows, 'sponsor'), mine.sponsors);
+      const topics = set(rows, 'topic');
+      const overlap = jaccard(mine.topics, topics);
+      const samePodcast = podcastId === myPodcast;
+      const samePublisher = myPublisher !== null && publishers.get(podcastId)?.publisher_id === myPublisher;
+      const components = {
+        guests: round(EPISODE_WEIGHTS.guests * Math.min(1, guests.length / EPISODE_GUESTS_FOR_FULL)),
+        sponsors: round(EPISODE_WEIGHTS.sponsors * Math.min(1, sponsors.length / EPISODE_SPONSORS_FOR_FULL)),
+        topic_overlap: round(EPISODE_WEIGHTS.topic_overlap * overlap),
+        same_podcast: samePodcast ? EPISODE_WEIGHTS.same_podcast : 0,
+        same_publisher: samePublisher ? EPISODE_WEIGHTS.same_publisher : 0,
+      };
+      return {
+        episode_id: id,
+        podcast_id: podcastId,
+        score: round(Object.values(components).reduce((s, v) => s + v, 0)),
+        basis: {
+          same_podcast: samePodcast,
+          same_publisher: samePublisher,
+          shared_guest_count: guests.length,
+          shared_sponsor_count: sponsors.length,
+          topic_overlap: round(overlap),
+          shared_guest_ids: guests,
+          shared_topics: intersect(mine.topics, topics).map((t) => ({ id: t, label: labels.get(t) ?? null })),
+          components,
+        },
+      };
+    })
+    .filter((e) => e.score > 0)
+    .sort(
+      (a, b) => b.score - a.score || (a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0),
+    );
+}
+
+/** People by id for a basis or a recommendation: the entity when known, else the id alone. */
+export async function peopleOf(db: Queryable, ids: Iterable<string>) {
+  const entities = await entityReferences(db, ids);
+  const { rows } = await db.query<{ id: string; description: string | null; image_url: string | null }>(
+    'select id, description, image_url from entities where id = any($1::text[])',
+    [[...entities.keys()]],
+  );
+  const extra = new Map(rows.map((r) => [r.id, r]));
+  return (id: string, fallbackName?: string | null) => {
+    const e = entities.get(id);
+    const x = extra.get(id);
+    return {
+      id,
+      name: e?.name ?? fallbackName ?? id,
+      ...(e ? { slug: e.slug } : {}),
+      ...(x?.description ? { description: x.description } : {}),
+      ...(x?.image_url ? { image_url: x.image_url } : {}),
+    };
+  };
+}
+
+export const topicOf = (t: { id: string; label: string | null }) => {
+  const parsed = t.label ? (JSON.parse(t.label) as { name?: string; slug?: string; ancestry?: string }) : {};
+  return {
+    id: t.id,
+    name: parsed.name ?? t.id,
+    ...(parsed.slug ? { slug: parsed.slug } : {}),
+    ...(parsed.ancestry ? { ancestry: parsed.ancestry } : {}),
+  };
+};
+
+export const SHOWN = SHOWN_PARTS;
