@@ -1,6 +1,7 @@
 import { listChannels } from '../consumers/chat/channels.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
+import { agentsCapability } from './agents/capability.ts';
 import { alertsCapability } from './alerts/capability.ts';
 import { catalogCapability } from './catalog/capability.ts';
 import { deliveryCapability } from './delivery/capability.ts';
@@ -34,6 +35,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     deliveryCapability(runtime),
     matchingCapability(runtime, { deliveriesOfMatch }),
     catalogCapability({ now: () => runtime.now() }),
+    agentsCapability(runtime),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

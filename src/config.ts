@@ -19,6 +19,8 @@ export interface Config {
   retrySchedule: string;
   webhookAllowCidrs: string[];
   logLevel: string;
+  /** EARSHOT_OAUTH_SIGNING_KEY: a PKCS#8 PEM private key signing OAuth access tokens (docs/agents.md). */
+  oauthSigningKey: string | undefined;
 }
 
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
@@ -51,5 +53,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retrySchedule: env.EARSHOT_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',
+    oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
   };
 }
