@@ -34,7 +34,7 @@ export function createAgentCredentials(deps: {
   const cacheMs = deps.grantCacheMs ?? 5_000;
 
   async function grantRevoked(id: string) {
-    const now = Date.now();
+    const now = deps.now().getTime();
     const cached = grants.get(id);
     if (cached && cached.until > now) return cached.revoked;
     const grant = await findGrant(deps.db, id);

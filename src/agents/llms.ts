@@ -39,8 +39,9 @@ interface OpenApi {
 
 function operations(doc: OpenApi) {
   return Object.entries(doc.paths ?? {}).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) =>
-      `- \`${method.toUpperCase()} ${path}\`: ${operation.summary ?? ''}`.trimEnd(),
+    Object.entries(methods).map(
+      ([method, operation]) =>
+        `- \`${method.toUpperCase()} ${path}\`${operation.summary ? `: ${operation.summary}` : ''}`,
     ),
   );
 }
