@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { API_VERSION } from '../http/app.ts';
@@ -13,6 +14,9 @@ export interface McpDeps {
   publicBaseUrl: string;
   callerOf(request: FastifyRequest): Promise<AgentCaller | undefined>;
 }
+
+// One for the process: the SDK would otherwise compile a fresh Ajv for every request's Server.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -85,6 +89,7 @@ export function mcpRoutes(deps: McpDeps) {
         { name: 'earshot', version: API_VERSION },
         {
           capabilities: { tools: {} },
+          jsonSchemaValidator,
           instructions:
             'earshot: podcast intelligence. Resolve names to ids with the resolve tools, then read podcasts, episodes, transcripts, clips, ads and alerts. earshot_catalog lists every tool; earshot_call calls any of them.',
         },
