@@ -234,7 +234,7 @@ export async function callTool(
       };
     }
     return {
-      content: [{ type: 'text', text: `${summary(structured)}\n${JSON.stringify(structured, null, 1)}` }],
+      content: [{ type: 'text', text: `${summary(structured)}\n${JSON.stringify(structured)}` }],
       structuredContent: structured,
     };
   } finally {
