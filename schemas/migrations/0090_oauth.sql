@@ -48,3 +48,4 @@ create table oauth_refresh_tokens (
   used_at timestamptz
 );
 create index oauth_refresh_tokens_grant on oauth_refresh_tokens (grant_id);
+create index oauth_refresh_tokens_expiry on oauth_refresh_tokens (expires_at);

@@ -6,6 +6,7 @@ import { renderConsentPage, renderErrorPage } from './consent-page.ts';
 import {
   type ClientAuthMethod,
   deleteExpiredCodes,
+  deleteExpiredRefreshTokens,
   findClient,
   findGrant,
   grantOfRefreshToken,
@@ -451,6 +452,7 @@ export function oauthRoutes(deps: OAuthDeps) {
         return oauthError(reply, 400, 'invalid_target', `resource must be ${mcpUrl}.`);
       const now = deps.now();
       const refreshExpiry = new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000);
+      await deleteExpiredRefreshTokens(deps.db, now);
 
       if (form.grant_type === 'authorization_code') {
         if (!form.code || !form.code_verifier)

@@ -258,6 +258,11 @@ export async function spendRefreshToken(
     : undefined;
 }
 
+/** A refresh token past its 30 days can no longer be replayed into anything: it goes. */
+export async function deleteExpiredRefreshTokens(db: Queryable, now: Date) {
+  await db.query('delete from oauth_refresh_tokens where expires_at < $1::timestamptz', [now]);
+}
+
 /** The grant of a refresh token, for revocation (RFC 7009); undefined when unknown. */
 export async function grantOfRefreshToken(db: Queryable, token: string) {
   const { rows } = await db.query<{ grant_id: string }>(
