@@ -71,11 +71,14 @@ const SYSTEM_TOOLS = {
 export function mcpRoutes(deps: McpDeps) {
   return async function routes(app: FastifyInstance) {
     let tools: Tool[] | undefined;
-    // Built once every route is registered, so only tools whose route exists are served.
+    // Built at start-up, once every route is registered: only tools whose route exists are served.
     const allTools = () => {
       tools ??= buildTools(app);
       return tools;
     };
+    app.addHook('onReady', async () => {
+      allTools();
+    });
 
     const challenge = `Bearer realm="mcp", error="invalid_token", resource_metadata="${deps.publicBaseUrl}/.well-known/oauth-protected-resource"`;
 
