@@ -4,6 +4,7 @@ import { episodesProjection } from '../projections/episodes/projection.ts';
 import { advertisingCapability } from './advertising/capability.ts';
 import { podcastExtras } from './advertising/recommendations.ts';
 import { podcastExtraProperties } from './advertising/schemas.ts';
+import { agentsCapability } from './agents/capability.ts';
 import { alertsCapability } from './alerts/capability.ts';
 import { catalogCapability } from './catalog/capability.ts';
 import { listChannels } from './chat/channels.ts';
@@ -47,6 +48,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     }),
     searchCapability({ now: () => runtime.now() }),
     advertisingCapability(runtime),
+    agentsCapability(runtime),
   ];
   const observability = observabilityRoutes(runtime, { projections: allProjections(capabilities) });
   return [...capabilities, { name: 'observability', routes: [observability] }];

@@ -27,6 +27,8 @@ export interface Config {
   trustProxy: string[];
   /** EARSHOT_SNAPSHOT_INTERVAL: how often the leaderboard snapshots are refreshed (default 10m). */
   snapshotInterval: string;
+  /** EARSHOT_OAUTH_SIGNING_KEY: a PKCS#8 PEM private key signing OAuth access tokens (docs/agents.md). */
+  oauthSigningKey: string | undefined;
 }
 
 export interface RateLimitConfig {
@@ -89,5 +91,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
+    oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
+import { oauthClients, oauthGrants, oauthRevoke } from '../agents/oauth/admin.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { addChatConnection } from '../chat/connections.ts';
 import { allProjections, buildCapabilities } from '../composition.ts';
@@ -189,6 +190,24 @@ key
   .requiredOption('--id <id>')
   .addOption(json)
   .action(admin(async ({ db }, options: { id: string }) => revokeKey(db, options.id)));
+
+const oauth = program
+  .command('oauth')
+  .description("MCP agents' OAuth clients and grants (connected applications)");
+oauth
+  .command('clients')
+  .addOption(json)
+  .action(admin(async ({ db }) => oauthClients(db)));
+oauth
+  .command('grants')
+  .option('--project <id>', "only this project's grants")
+  .addOption(json)
+  .action(admin(async ({ db }, options: { project?: string }) => oauthGrants(db, options.project)));
+oauth
+  .command('revoke')
+  .argument('<grant>', 'the grant id (og_…)')
+  .addOption(json)
+  .action(admin(async ({ db, now }, grant: string) => oauthRevoke(db, grant, now())));
 
 program
   .command('ingest')

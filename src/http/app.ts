@@ -57,6 +57,7 @@ export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted
 
 /** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
+  let appHandler: Parameters<EarlyServer['attach']>[0] | undefined;
   const options: FastifyServerOptions & { serverFactory?: FastifyServerFactory } = {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     genReqId: (request) => {
@@ -66,7 +67,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     ...(deps.server
       ? {
           serverFactory: ((handler: Parameters<EarlyServer['attach']>[0]) => {
-            deps.server!.attach(handler);
+            appHandler = handler;
             return deps.server!.server;
           }) as FastifyServerFactory,
         }
@@ -85,6 +86,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     ...(deps.trustProxy?.length ? { trustProxy: deps.trustProxy } : {}),
   };
   const app = Fastify(options) as unknown as FastifyInstance;
+  // Requests reach the app once it is ready: before, a route's hooks may not be built yet.
+  if (deps.server) app.addHook('onReady', async () => deps.server!.attach(appHandler!));
 
   app.decorate('db', deps.db);
   app.decorate('cursors', createCursorCodec(deps.cursorKey, deps.previousCursorKeys));

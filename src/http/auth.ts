@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
@@ -20,7 +21,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+  interface FastifyInstance {
+    /**
+     * Lets an in-process request (`app.inject`) act as an already verified principal: the MCP
+     * tools call the REST routes this way (docs/agents.md). The header value is random and
+     * single-use, so no outside request can present it.
+     */
+    delegate(principal: Principal): { headers: Record<string, string>; release(): void };
+  }
 }
+
+const DELEGATION_HEADER = 'x-earshot-delegation';
 
 export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
@@ -37,18 +48,33 @@ export function presentedKey(request: FastifyRequest): string | undefined {
 
 async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
   app.decorateRequest('principal', null);
+  const delegations = new Map<string, Principal>();
+  app.decorate('delegate', (principal: Principal) => {
+    const token = randomBytes(24).toString('base64url');
+    delegations.set(token, principal);
+    return { headers: { [DELEGATION_HEADER]: token }, release: () => delegations.delete(token) };
+  });
   app.addHook('onRequest', async (request) => {
+    const delegation = request.headers[DELEGATION_HEADER];
+    const delegated = typeof delegation === 'string' ? delegations.get(delegation) : undefined;
+    if (typeof delegation === 'string') delegations.delete(delegation);
+    if (delegation !== undefined && !delegated) throw new UnauthorizedError();
     // Every matched route needs a project key unless it says otherwise; only an unmatched URL
     // (a 404) is public. Never decided from the raw URL: the router decodes %76 to v.
     const mode: AuthMode =
       request.routeOptions.config?.auth ?? (request.routeOptions.url ? 'project' : 'public');
     if (mode === 'public') return;
-    const key = presentedKey(request);
-    if (!key) {
+    const key = delegated ? undefined : presentedKey(request);
+    if (!key && !delegated) {
       if (mode === 'optional') return;
       throw new UnauthorizedError();
     }
-    const principal = await options.keys.verify(key);
+    const principal = delegated ?? (await options.keys.verify(key!));
+    if (!principal && key?.split('.').length === 3)
+      throw new UnauthorizedError(
+        'unauthorized',
+        'OAuth access tokens are accepted by the MCP server only; REST needs an API key.',
+      );
     if (!principal)
       throw new UnauthorizedError('unauthorized', 'The API key is not valid or has been revoked.');
     if (mode === 'ingest' && principal.kind !== 'ingest')

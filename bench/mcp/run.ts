@@ -1,0 +1,160 @@
+// bench/mcp: MCP tools/call next to the REST route it performs, same service, same run. A real
+// `earshot serve` process; three representative tools: a catalog read by id, a search, and a
+// project-scoped list. Each pair runs saturated, then both paced at half the REST route's rate.
+// Target: tools/call p99 within 1.3× of the REST route's p99 at the paced rate.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { migrate } from '../../src/db/migrate.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { createKey } from '../../src/platform/keys.ts';
+import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
+
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const schema = `bench_mcp_${randomBytes(4).toString('hex')}`;
+const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+async function waitFor(what: string, check: () => Promise<boolean>) {
+  for (let i = 0; i < 600; i++) {
+    if (await check().catch(() => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} never happened`);
+}
+
+function cannon(options: autocannon.Options) {
+  return new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon({ connections: CONNECTIONS, duration: DURATION, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    ),
+  );
+}
+
+const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
+await admin.query(`create schema ${schema}`);
+const db = openPostgres({ connectionString: BASE_URL, schema, max: 4 });
+let service: ChildProcess | undefined;
+try {
+  await migrate(db);
+  const store = createPostgresEventStore(db);
+  const org = await createOrganization(db, { name: 'Bench', plan: 'ENTERPRISE' });
+  const project = await createProject(db, { organizationId: org.id, name: 'Bench' });
+  const { key } = await createKey(db, { kind: 'project', projectId: project.id });
+  await verifyEmail(db, org.id, 'bench@example.com');
+  const now = new Date().toISOString();
+  await ingestEvents(store, [
+    {
+      type: 'entity.upserted',
+      event_id: 'bench-entity',
+      occurred_at: now,
+      entity: { id: 'ent-bench', slug: 'bench-co', name: 'Bench Company', entity_type: 'COMPANY' },
+    },
+    {
+      type: 'podcast.upserted',
+      event_id: 'bench-podcast',
+      occurred_at: now,
+      podcast: { id: 'pod-bench', title: 'The Bench Show', slug: 'the-bench-show' },
+    },
+  ]);
+  await store.close();
+
+  const port = 18900 + Math.floor(Math.random() * 200);
+  const url = `http://127.0.0.1:${port}`;
+  service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api,projector'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: schemaUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: url,
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const headers = { 'x-api-key': key };
+  await waitFor('readiness', async () => (await fetch(`${url}/readyz`)).ok);
+  await waitFor(
+    'the podcast projected',
+    async () => (await fetch(`${url}/v1/podcasts/pod-bench`, { headers })).ok,
+  );
+  await waitFor(
+    'an alert',
+    async () =>
+      (
+        await fetch(`${url}/v1/projects/${project.id}/alerts`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            title: 'Bench alert',
+            entities: [{ entity_type: 'COMPANY', entity_id: 'ent-bench' }],
+            notifications: [{ type: 'EMAIL', email: 'bench@example.com' }],
+          }),
+        })
+      ).ok,
+  );
+
+  const pairs = [
+    { tool: 'earshot_podcast_get', args: { id: 'the-bench-show' }, rest: '/v1/podcasts/the-bench-show' },
+    { tool: 'earshot_entity_resolve', args: { q: 'Bench' }, rest: '/v1/entities/search?q=Bench' },
+    { tool: 'earshot_alert_list', args: {}, rest: `/v1/projects/${project.id}/alerts` },
+  ];
+  const mcpHeaders = {
+    ...headers,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  const body = (tool: string, args: object) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
+  for (const pair of pairs) {
+    const check = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: mcpHeaders,
+      body: body(pair.tool, pair.args),
+    });
+    const answer = (await check.json()) as { result?: { isError?: boolean } };
+    if (!check.ok || !answer.result || answer.result.isError)
+      throw new Error(`${pair.tool}: ${JSON.stringify(answer)}`);
+  }
+
+  const row = (name: string, result: autocannon.Result) =>
+    `${name.padEnd(46)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   non-2xx ${result.non2xx}  errors ${result.errors}`;
+  console.log(`\nbench/mcp  (${CONNECTIONS} connections, ${DURATION}s per run, one api+projector process)`);
+  const verdicts: string[] = [];
+  for (const pair of pairs) {
+    const restOptions = { url: `${url}${pair.rest}`, headers };
+    const mcpOptions = {
+      url: `${url}/mcp`,
+      method: 'POST' as const,
+      headers: mcpHeaders,
+      body: body(pair.tool, pair.args),
+    };
+    const rest = await cannon(restOptions);
+    const mcp = await cannon(mcpOptions);
+    const rate = Math.max(1, Math.floor(rest.requests.average / 2));
+    const restPaced = await cannon({ ...restOptions, overallRate: rate });
+    const mcpPaced = await cannon({ ...mcpOptions, overallRate: rate });
+    console.log(row(`GET ${pair.rest.slice(0, 40)}`, rest));
+    console.log(row(`tools/call ${pair.tool}`, mcp));
+    console.log(row(`  REST at ${rate} req/s`, restPaced));
+    console.log(row(`  MCP at ${rate} req/s`, mcpPaced));
+    const ratio = mcpPaced.latency.p99 / Math.max(1, restPaced.latency.p99);
+    verdicts.push(
+      `${pair.tool}: p99 ${mcpPaced.latency.p99} ms vs REST ${restPaced.latency.p99} ms at ${rate} req/s = ${ratio.toFixed(2)}× (target ≤ 1.3×: ${ratio <= 1.3 ? 'met' : 'NOT met'}); saturated ${(mcp.requests.average / rest.requests.average).toFixed(2)}× the REST rate`,
+    );
+  }
+  console.log(`\n${verdicts.join('\n')}`);
+} finally {
+  service?.kill('SIGTERM');
+  await sleep(500);
+  await db.close();
+  await admin.query(`drop schema ${schema} cascade`);
+  await admin.close();
+}

@@ -1,0 +1,76 @@
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../db/db.ts';
+import { ForbiddenError } from '../errors.ts';
+import { KEY_PREFIX, type KeyVerifier, type Principal } from '../platform/keys.ts';
+import { findGrant } from './oauth/store.ts';
+import { parseScope, SCOPES, type Scope, type TokenIssuer } from './oauth/tokens.ts';
+
+/** Who calls the MCP server: a project API key (every scope) or an OAuth grant (its scopes). */
+export interface AgentCaller {
+  principal: Principal & { projectId: string; organizationId: string };
+  via: 'api_key' | 'oauth';
+  scopes: readonly Scope[];
+  grantId?: string;
+  clientId?: string;
+}
+
+/** MCP takes headers only: X-API-Key, or Authorization: Bearer with a key or an access token. */
+function presentedCredential(request: FastifyRequest) {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header) return header.trim();
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+/** The MCP credential check: undefined means 401 with the discovery pointer. */
+export function createAgentCredentials(deps: {
+  db: Db;
+  keys: KeyVerifier;
+  tokens: TokenIssuer;
+  now(): Date;
+  /** How long a grant's revocation may take to reach this process; default 5 s. */
+  grantCacheMs?: number;
+}) {
+  const grants = new Map<string, { revoked: boolean; until: number }>();
+  const cacheMs = deps.grantCacheMs ?? 5_000;
+
+  async function grantRevoked(id: string) {
+    const now = deps.now().getTime();
+    const cached = grants.get(id);
+    if (cached && cached.until > now) return cached.revoked;
+    const grant = await findGrant(deps.db, id);
+    const revoked = !grant || grant.revokedAt !== null;
+    if (grants.size >= 10_000) grants.clear();
+    grants.set(id, { revoked, until: now + cacheMs });
+    return revoked;
+  }
+
+  return async function callerOf(request: FastifyRequest): Promise<AgentCaller | undefined> {
+    const presented = presentedCredential(request);
+    if (!presented) return undefined;
+    if (presented.startsWith(KEY_PREFIX)) {
+      const principal = await deps.keys.verify(presented);
+      if (!principal) return undefined;
+      if (principal.kind !== 'project' || !principal.projectId || !principal.organizationId)
+        throw new ForbiddenError('project_key_required', 'Ingest keys reach /v1/ingest/* only.');
+      return {
+        principal: { ...principal, projectId: principal.projectId, organizationId: principal.organizationId },
+        via: 'api_key',
+        scopes: SCOPES,
+      };
+    }
+    const claims = await deps.tokens.verify(presented, deps.now());
+    if (!claims || (await grantRevoked(claims.grant_id))) return undefined;
+    return {
+      principal: {
+        keyId: `grant:${claims.grant_id}`,
+        kind: 'project',
+        projectId: claims.project_id,
+        organizationId: claims.organization_id,
+      },
+      via: 'oauth',
+      scopes: parseScope(claims.scope).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+      grantId: claims.grant_id,
+      clientId: claims.client_id,
+    };
+  };
+}

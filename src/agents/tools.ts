@@ -1,0 +1,243 @@
+import type { FastifyInstance } from 'fastify';
+import type { AgentCaller } from './credentials.ts';
+import { type RouteRef, TOOL_SETS, TOOL_TABLE, type ToolSet, type ToolSpec } from './tool-table.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** A tool as served: its spec, the routes that exist, and its JSON Schema input. */
+export interface Tool {
+  name: string;
+  set: ToolSet;
+  description: string;
+  write: boolean;
+  inputSchema: JsonSchema & { type: 'object'; properties: Record<string, JsonSchema> };
+  routes: Record<string, RouteRef & { pathParams: string[]; queryParams: string[]; bodyParams: string[] }>;
+}
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+interface OpenApiParameter {
+  in: string;
+  name: string;
+  required?: boolean;
+  schema?: JsonSchema;
+  description?: string;
+}
+interface OpenApiOperation {
+  parameters?: OpenApiParameter[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+}
+type OpenApiDocument = { paths?: Record<string, Record<string, OpenApiOperation>> };
+
+const SINGLE = '';
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+/** Path parameters the caller's credential fills: the project of the key or grant. */
+const CALLER_PROJECT = 'projectId';
+const argName = (param: string) =>
+  param === CALLER_PROJECT ? 'project_id' : param === 'previewId' ? 'preview_id' : param;
+
+function routeInput(operation: OpenApiOperation) {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const pathParams: string[] = [];
+  const queryParams: string[] = [];
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in !== 'path' && parameter.in !== 'query') continue;
+    const name = parameter.in === 'path' ? argName(parameter.name) : parameter.name;
+    (parameter.in === 'path' ? pathParams : queryParams).push(parameter.name);
+    properties[name] = {
+      ...(parameter.schema ?? {}),
+      ...(parameter.description ? { description: parameter.description } : {}),
+    };
+    if (parameter.required && parameter.name !== CALLER_PROJECT) required.push(name);
+  }
+  const body = operation.requestBody?.content?.['application/json']?.schema as
+    | { properties?: Record<string, JsonSchema>; required?: string[] }
+    | undefined;
+  const bodyParams = Object.keys(body?.properties ?? {});
+  Object.assign(properties, body?.properties ?? {});
+  required.push(...(body?.required ?? []));
+  if (pathParams.includes(CALLER_PROJECT))
+    properties.project_id = {
+      type: 'string',
+      description: "The project; defaults to the credential's project.",
+    };
+  return { properties, required, pathParams, queryParams, bodyParams };
+}
+
+/** The tools whose routes exist in the app, with inputs from the routes' own schemas. */
+export function buildTools(app: FastifyInstance, table: readonly ToolSpec[] = TOOL_TABLE): Tool[] {
+  const doc = app.swagger() as OpenApiDocument;
+  const tools: Tool[] = [];
+  for (const spec of table) {
+    const modes: Record<string, RouteRef> =
+      'method' in spec.route ? { [SINGLE]: spec.route as RouteRef } : spec.route;
+    const routes: Tool['routes'] = {};
+    const properties: Record<string, JsonSchema> = {};
+    const requiredByMode: string[][] = [];
+    for (const [mode, route] of Object.entries(modes)) {
+      const operation = doc.paths?.[openApiPath(route.path)]?.[route.method.toLowerCase()];
+      if (!operation || !app.hasRoute({ method: route.method, url: route.path })) continue;
+      const input = routeInput(operation);
+      Object.assign(properties, input.properties);
+      requiredByMode.push(input.required);
+      routes[mode] = {
+        ...route,
+        pathParams: input.pathParams,
+        queryParams: input.queryParams,
+        bodyParams: input.bodyParams,
+      };
+    }
+    const served = Object.keys(routes);
+    if (served.length === 0) continue;
+    const moded = !(SINGLE in routes);
+    if (moded) properties.mode = { type: 'string', enum: served, description: 'Which view to call.' };
+    // Arguments every served mode requires are required; the others are checked by each route.
+    const required = moded
+      ? ['mode', ...requiredByMode.reduce((a, b) => a.filter((name) => b.includes(name)))]
+      : (requiredByMode[0] ?? []);
+    tools.push({
+      name: spec.name,
+      set: spec.set,
+      description: `${spec.description}${spec.write ? ' Needs scope mcp:write.' : ''}`,
+      write: spec.write ?? false,
+      inputSchema: {
+        type: 'object',
+        properties,
+        ...(required.length ? { required } : {}),
+        additionalProperties: false,
+      },
+      routes,
+    });
+  }
+  return tools;
+}
+
+/** Parses ?include= and ?exclude=; an unknown set name is reported by name. */
+export function selectSets(include: string | undefined, exclude: string | undefined) {
+  const parse = (value: string | undefined) =>
+    value === undefined
+      ? undefined
+      : value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  const included = parse(include);
+  const excluded = parse(exclude) ?? [];
+  const unknown = [...(included ?? []), ...excluded].filter(
+    (s) => !(TOOL_SETS as readonly string[]).includes(s),
+  );
+  if (unknown.length) return { unknown };
+  const sets = new Set<ToolSet>(included ? ['system', ...(included as ToolSet[])] : TOOL_SETS);
+  for (const set of excluded) if (set !== 'system') sets.delete(set as ToolSet);
+  return { sets };
+}
+
+const problemResult = (
+  errorCode: string,
+  detail: string,
+  status: number,
+  extra: object = {},
+): ToolResult => ({
+  content: [{ type: 'text', text: `${errorCode}: ${detail}` }],
+  structuredContent: { type: 'about:blank', status, error_code: errorCode, detail, errors: null, ...extra },
+  isError: true,
+});
+
+export const invalidArguments = (detail: string, errors: { location: string; message: string }[]) =>
+  problemResult('invalid_parameter', detail, 400, { errors });
+
+/** A short readable line before the JSON: what came back. */
+function summary(body: Record<string, unknown>) {
+  if (Array.isArray(body.data))
+    return `${body.data.length} result(s)${body.has_more ? '; more with cursor ' + String(body.cursor) : ''}.`;
+  const name = body.title ?? body.name ?? body.id;
+  return typeof name === 'string' ? `${name}` : 'Result.';
+}
+
+/** Performs a tool's route in-process as the caller, and turns the reply into a tool result. */
+export async function callTool(
+  app: FastifyInstance,
+  tool: Tool,
+  args: Record<string, unknown>,
+  caller: AgentCaller,
+  requestId: string,
+): Promise<ToolResult> {
+  if (tool.write && !caller.scopes.includes('mcp:write'))
+    return problemResult('insufficient_scope', `${tool.name} needs scope mcp:write.`, 403);
+  const unknown = Object.keys(args).filter((name) => !(name in tool.inputSchema.properties));
+  if (unknown.length)
+    return invalidArguments(
+      `Unknown argument(s): ${unknown.join(', ')}.`,
+      unknown.map((name) => ({ location: `arguments.${name}`, message: 'is not an argument of this tool' })),
+    );
+  const mode = SINGLE in tool.routes ? SINGLE : String(args.mode ?? '');
+  const route = tool.routes[mode];
+  if (!route)
+    return invalidArguments(`mode must be one of ${Object.keys(tool.routes).join(', ')}.`, [
+      { location: 'arguments.mode', message: 'is missing or unknown' },
+    ]);
+  let path = route.path;
+  for (const param of route.pathParams) {
+    const value =
+      param === CALLER_PROJECT ? (args.project_id ?? caller.principal.projectId) : args[argName(param)];
+    if (value === undefined || value === '')
+      return invalidArguments(`${argName(param)} is required.`, [
+        { location: `arguments.${argName(param)}`, message: 'is required' },
+      ]);
+    path = path.replace(`:${param}`, encodeURIComponent(String(value)));
+  }
+  const query = new URLSearchParams();
+  for (const name of route.queryParams) {
+    const value = args[name];
+    if (value !== undefined) query.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const body = Object.fromEntries(
+    route.bodyParams.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]),
+  );
+  const delegation = app.delegate(caller.principal);
+  try {
+    const reply = await app.inject({
+      method: route.method,
+      url: query.size ? `${path}?${query}` : path,
+      headers: {
+        ...delegation.headers,
+        accept: 'application/json',
+        'x-request-id': requestId,
+        ...(route.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(route.method === 'POST' ? { payload: JSON.stringify(body) } : {}),
+    });
+    const type = String(reply.headers['content-type'] ?? '');
+    if (!type.includes('json'))
+      return reply.statusCode < 400
+        ? {
+            content: [{ type: 'text', text: reply.body }],
+            structuredContent: { content_type: type, text: reply.body },
+          }
+        : problemResult('request_error', reply.body, reply.statusCode);
+    const json = reply.json() as unknown;
+    const structured = (
+      json && typeof json === 'object' && !Array.isArray(json) ? json : { data: json }
+    ) as Record<string, unknown>;
+    if (reply.statusCode >= 400) {
+      const code = String(structured.error_code ?? 'request_error');
+      return {
+        content: [{ type: 'text', text: `${code}: ${String(structured.detail ?? '')}` }],
+        structuredContent: structured,
+        isError: true,
+      };
+    }
+    return {
+      content: [{ type: 'text', text: `${summary(structured)}\n${JSON.stringify(structured)}` }],
+      structuredContent: structured,
+    };
+  } finally {
+    delegation.release();
+  }
+}

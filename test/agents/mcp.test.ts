@@ -1,0 +1,344 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
+import { createKey } from '../../src/platform/keys.ts';
+import { verifyEmail } from '../../src/platform/organizations.ts';
+import { alertBody, projectAlerts, seedEntity } from '../alerts/support.ts';
+import { episodeOf, podcastEvent } from '../catalog/support.ts';
+import { type AgentsHarness, agentsHarness } from './support.ts';
+
+let h: AgentsHarness;
+let alertId: string;
+
+beforeAll(async () => {
+  h = await agentsHarness();
+  await seedEntity(h.db);
+  await h.ingest([
+    podcastEvent({ id: 'pod-1', title: 'Chip Talk', slug: 'chip-talk' }),
+    episodeOf({
+      id: 'ep-1',
+      podcastId: 'pod-1',
+      podcastTitle: 'Chip Talk',
+      roles: ['HOST', 'GUEST'],
+      extra: {
+        clips: [
+          { id: 'clip-1', title: 'The good part', start_seconds: 0, end_seconds: 10, engagement_score: 80 },
+        ],
+      },
+    }),
+  ]);
+  await verifyEmail(h.db, h.tenant.organization.id, 'ops@example.com');
+  const created = await h.app.inject({
+    method: 'POST',
+    url: `/v1/projects/${h.tenant.project.id}/alerts`,
+    headers: h.tenant.headers,
+    payload: alertBody(),
+  });
+  expect(created.statusCode).toBe(200);
+  alertId = created.json().id;
+  await projectAlerts(h.db, h.store);
+});
+afterAll(() => h.close());
+
+async function connect(headers: Record<string, string> = h.tenant.headers, query = '') {
+  const client = new Client({ name: 'earshot-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${h.mcpUrl}${query}`), { requestInit: { headers } }),
+  );
+  return client;
+}
+
+const post = (
+  headers: Record<string, string>,
+  body: object = { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+) =>
+  fetch(h.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+
+/** Arguments for each tool, and the REST request the same call makes. */
+const calls = (): Record<
+  string,
+  { args: Record<string, unknown>; rest: { method: string; url: string; payload?: object } }
+> => ({
+  earshot_entity_resolve: {
+    args: { q: 'Name of' },
+    rest: { method: 'GET', url: '/v1/entities/search?q=Name%20of' },
+  },
+  earshot_podcast_resolve: {
+    args: { q: 'chip talk' },
+    rest: { method: 'GET', url: '/v1/podcasts/search?q=chip%20talk' },
+  },
+  earshot_podcast_get: { args: { id: 'chip-talk' }, rest: { method: 'GET', url: '/v1/podcasts/chip-talk' } },
+  earshot_podcast_list_episodes: {
+    args: { id: 'pod-1', limit: 5 },
+    rest: { method: 'GET', url: '/v1/podcasts/pod-1/episodes?limit=5' },
+  },
+  earshot_episode_get: {
+    args: { id: 'ep-1', include: 'speakers,clips' },
+    rest: { method: 'GET', url: '/v1/podcasts/episodes/ep-1?include=speakers,clips' },
+  },
+  earshot_list_clips: {
+    args: { podcast_id: 'pod-1' },
+    rest: { method: 'GET', url: '/v1/podcasts/clips?podcast_id=pod-1' },
+  },
+  earshot_alert_list: {
+    args: {},
+    rest: { method: 'GET', url: `/v1/projects/${h.tenant.project.id}/alerts` },
+  },
+  earshot_alert_list_matches: {
+    args: { id: alertId },
+    rest: { method: 'GET', url: `/v1/alerts/${alertId}/matches` },
+  },
+  earshot_alert_list_deliveries: {
+    args: { id: alertId },
+    rest: { method: 'GET', url: `/v1/alerts/${alertId}/deliveries` },
+  },
+  earshot_alert_create: {
+    args: alertBody({ title: 'Second watch' }),
+    rest: {
+      method: 'POST',
+      url: `/v1/projects/${h.tenant.project.id}/alerts`,
+      payload: alertBody({ title: 'Third watch' }),
+    },
+  },
+  earshot_alert_preview: {
+    args: { mode: 'start', entities: [{ entity_type: 'PERSON', entity_id: 'ent-jensen' }], window_days: 3 },
+    rest: {
+      method: 'POST',
+      url: `/v1/projects/${h.tenant.project.id}/alerts/preview?window_days=3`,
+      payload: { entities: [{ entity_type: 'PERSON', entity_id: 'ent-jensen' }] },
+    },
+  },
+});
+
+/** What differs between two identical requests: the request id, what a write creates, a preview's progress. */
+const comparable = (body: unknown) =>
+  JSON.parse(
+    JSON.stringify(body, (key, value) =>
+      [
+        'instance',
+        'id',
+        'title',
+        'created_at',
+        'updated_at',
+        'started_at',
+        'preview_id',
+        'expires_at',
+        'status',
+      ].includes(key) && typeof value === 'string'
+        ? '*'
+        : value,
+    ),
+  );
+
+describe('the MCP tools', () => {
+  it('serves a tool exactly when its REST route exists in the app', async () => {
+    const client = await connect();
+    const served = (await client.listTools()).tools.map((tool) => tool.name);
+    for (const spec of TOOL_TABLE) {
+      const routes = ('method' in spec.route ? [spec.route] : Object.values(spec.route)) as {
+        method: 'GET' | 'POST';
+        path: string;
+      }[];
+      const exists = routes.some((route) =>
+        h.app.hasRoute({ method: route.method, url: route.path as string }),
+      );
+      expect(served.includes(spec.name), spec.name).toBe(exists);
+    }
+    expect(served.slice(0, 2)).toEqual(['earshot_catalog', 'earshot_call']);
+    await client.close();
+  });
+
+  it('gives every tool a JSON Schema input built from its route: required path ids, limits, no extras', async () => {
+    const client = await connect();
+    const tools = new Map((await client.listTools()).tools.map((tool) => [tool.name, tool.inputSchema]));
+    expect(tools.get('earshot_podcast_list_episodes')).toMatchObject({
+      type: 'object',
+      required: ['id'],
+      additionalProperties: false,
+      properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
+    });
+    expect(tools.get('earshot_alert_create')?.required).toEqual(['title', 'entities', 'notifications']);
+    expect(tools.get('earshot_alert_preview')?.properties?.mode).toMatchObject({ enum: ['start', 'result'] });
+    expect(tools.get('earshot_alert_preview')?.properties?.window_days).toMatchObject({
+      minimum: 1,
+      maximum: 30,
+    });
+    await client.close();
+  });
+
+  it('answers every served tool through the SDK client, with the body its REST route answers', async () => {
+    const client = await connect();
+    const fixtures = calls();
+    for (const tool of (await client.listTools()).tools) {
+      if (tool.name === 'earshot_catalog' || tool.name === 'earshot_call') continue;
+      const fixture = fixtures[tool.name];
+      const result = await client.callTool({ name: tool.name, arguments: fixture?.args ?? {} });
+      expect(result.content, tool.name).toEqual([{ type: 'text', text: expect.any(String) }]);
+      if (!fixture) {
+        // A tool of a surface that landed after these fixtures: it answers a result or a REST error.
+        expect(
+          result.isError ? (result.structuredContent as { error_code?: string }).error_code : 'ok',
+        ).toEqual(expect.any(String));
+        continue;
+      }
+      expect(result.isError, `${tool.name}: ${JSON.stringify(result.structuredContent)}`).toBeFalsy();
+      const rest = await h.app.inject({ ...fixture.rest, headers: h.tenant.headers } as never);
+      expect(rest.statusCode, tool.name).toBeLessThan(300);
+      expect(comparable(result.structuredContent), tool.name).toEqual(comparable(rest.json()));
+    }
+    await client.close();
+  });
+
+  it('reports a failing call as isError with the REST error_code', async () => {
+    const client = await connect();
+    const missing = await client.callTool({ name: 'earshot_podcast_get', arguments: { id: 'no-such-show' } });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toMatchObject({ status: 404, error_code: 'podcast_not_found' });
+    expect(missing.content).toEqual([{ type: 'text', text: 'podcast_not_found: No podcast no-such-show.' }]);
+    const tooMany = await client.callTool({
+      name: 'earshot_podcast_list_episodes',
+      arguments: { id: 'pod-1', limit: 1000 },
+    });
+    expect(tooMany.structuredContent).toMatchObject({ error_code: 'invalid_parameter' });
+    const unknown = await client.callTool({
+      name: 'earshot_podcast_get',
+      arguments: { id: 'pod-1', colour: 'red' },
+    });
+    expect(unknown.structuredContent).toMatchObject({ error_code: 'invalid_parameter' });
+    const include = await client.callTool({
+      name: 'earshot_episode_get',
+      arguments: { id: 'ep-1', include: 'gossip' },
+    });
+    expect(include.structuredContent).toMatchObject({ error_code: 'invalid_parameter' });
+    const otherProject = await client.callTool({
+      name: 'earshot_alert_list',
+      arguments: { project_id: 'prj-other' },
+    });
+    expect(otherProject.structuredContent).toMatchObject({ error_code: 'project_forbidden' });
+    const noMode = await client.callTool({ name: 'earshot_alert_preview', arguments: {} });
+    expect(noMode.isError).toBe(true);
+    await client.close();
+  });
+
+  it('earshot_catalog lists every tool and earshot_call reaches one this connection leaves out', async () => {
+    const client = await connect(h.tenant.headers, '?include=alerts');
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(
+      names.every(
+        (name) => name.startsWith('earshot_alert_') || ['earshot_catalog', 'earshot_call'].includes(name),
+      ),
+    ).toBe(true);
+    const catalog = await client.callTool({ name: 'earshot_catalog', arguments: {} });
+    const listed = (catalog.structuredContent as { tools: { name: string; served_here: boolean }[] }).tools;
+    expect(listed.find((tool) => tool.name === 'earshot_podcast_get')).toMatchObject({ served_here: false });
+    expect(listed.find((tool) => tool.name === 'earshot_alert_list')).toMatchObject({ served_here: true });
+    const direct = await client.callTool({ name: 'earshot_podcast_get', arguments: { id: 'pod-1' } });
+    expect(direct.isError).toBe(true);
+    const viaCall = await client.callTool({
+      name: 'earshot_call',
+      arguments: { name: 'earshot_podcast_get', arguments: { id: 'pod-1' } },
+    });
+    expect(viaCall.isError).toBeFalsy();
+    expect(viaCall.structuredContent).toMatchObject({ id: 'pod-1', title: 'Chip Talk' });
+    await client.close();
+  });
+
+  it('chooses tool sets with ?include= and ?exclude=, and refuses an unknown set', async () => {
+    const client = await connect(h.tenant.headers, '?exclude=alerts,resolve');
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('earshot_podcast_get');
+    expect(names.some((name) => name.startsWith('earshot_alert_') || name.endsWith('_resolve'))).toBe(false);
+    await client.close();
+    const unknown = await fetch(`${h.mcpUrl}?include=gossip`, {
+      method: 'POST',
+      headers: {
+        ...h.tenant.headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ error_code: 'invalid_parameter' });
+  });
+});
+
+describe('the MCP endpoint', () => {
+  it('takes a key as Authorization: Bearer as well as X-API-Key', async () => {
+    const client = await connect({ authorization: `Bearer ${h.tenant.key}` });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(2);
+    await client.close();
+  });
+
+  it('answers 401 with the discovery challenge without a credential or with a bad one', async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { 'x-api-key': 'ek_nope' },
+      { authorization: 'Bearer not.a.jwt' },
+    ];
+    for (const headers of attempts) {
+      const response = await post(headers);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer realm="mcp", error="invalid_token", resource_metadata="${h.url}/.well-known/oauth-protected-resource"`,
+      );
+      expect(await response.json()).toMatchObject({ error_code: 'unauthorized' });
+    }
+  });
+
+  it('refuses an ingest key', async () => {
+    const ingest = await createKey(h.db, { kind: 'ingest' });
+    const response = await post({ 'x-api-key': ingest.key });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error_code: 'project_key_required' });
+  });
+
+  it('refuses a foreign Host or Origin (DNS rebinding) and accepts its own', async () => {
+    const evilHost = await h.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...h.tenant.headers, host: 'attacker.example', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    });
+    expect(evilHost.statusCode).toBe(403);
+    expect(evilHost.json()).toMatchObject({ error_code: 'invalid_host' });
+    expect((await post({ ...h.tenant.headers, origin: 'https://attacker.example' })).status).toBe(403);
+    expect((await post({ ...h.tenant.headers, origin: h.url })).status).toBe(200);
+  });
+
+  it('answers GET with 405: the server is stateless and opens no stream', async () => {
+    const response = await fetch(h.mcpUrl, { headers: { ...h.tenant.headers, accept: 'text/event-stream' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers ping and keeps no session', async () => {
+    const response = await post(h.tenant.headers, { jsonrpc: '2.0', id: 7, method: 'ping' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+});
+
+describe('/llms.txt', () => {
+  it('indexes the docs and the API from /openapi.json, and /llms-full.txt carries the pages', async () => {
+    const index = await (await fetch(`${h.url}/llms.txt`)).text();
+    expect(index).toMatch(/^# earshot\n\n> /);
+    expect(index).toContain(`- [Agent access: MCP, OAuth 2.1, llms.txt](${h.url}/docs/agents.md): `);
+    expect(index).toContain('- `GET /v1/podcasts/{id}`');
+    const full = await (await fetch(`${h.url}/llms-full.txt`)).text();
+    expect(full).toContain('## Tools');
+    const page = await fetch(`${h.url}/docs/agents.md`);
+    expect(page.headers.get('content-type')).toContain('text/markdown');
+    expect((await fetch(`${h.url}/docs/nope.md`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,458 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findGrant } from '../../src/agents/oauth/store.ts';
+import { ENTITY, seedEntity } from '../alerts/support.ts';
+import { type AgentsHarness, agentsHarness } from './support.ts';
+
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+let h: AgentsHarness;
+let as: oauth.AuthorizationServer;
+let client: oauth.Client;
+
+beforeAll(async () => {
+  h = await agentsHarness();
+  await seedEntity(h.db);
+});
+afterAll(() => h.close());
+
+/** The consent form's fields and the CSRF cookie, from a GET of the authorization URL. */
+async function consentForm(url: URL) {
+  const page = await fetch(url, { redirect: 'manual' });
+  const html = await page.text();
+  const fields = Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+      m[1]!,
+      m[2]!.replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'"),
+    ]),
+  );
+  const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
+  return { page, html, fields, cookie };
+}
+
+/** Posts the consent form as a browser would: urlencoded, with the cookie. */
+function submitConsent(
+  form: { fields: Record<string, string>; cookie: string },
+  extra: Record<string, string>,
+) {
+  return fetch(`${h.url}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+    body: new URLSearchParams({ ...form.fields, ...extra }),
+  });
+}
+
+function authorizationUrl(parameters: Record<string, string | undefined>) {
+  const url = new URL(as.authorization_endpoint!);
+  for (const [name, value] of Object.entries(parameters))
+    if (value !== undefined) url.searchParams.set(name, value);
+  return url;
+}
+
+/** A PKCE authorization through the consent form: the callback's parameters and the verifier. */
+async function authorize(scope = 'mcp:read mcp:write', forClient = client) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const form = await consentForm(
+    authorizationUrl({
+      response_type: 'code',
+      client_id: forClient.client_id,
+      redirect_uri: REDIRECT,
+      scope,
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: h.mcpUrl,
+    }),
+  );
+  expect(form.page.status).toBe(200);
+  const approved = await submitConsent(form, { api_key: h.tenant.key, decision: 'approve' });
+  expect(approved.status).toBe(302);
+  const params = oauth.validateAuthResponse(as, forClient, new URL(approved.headers.get('location')!), state);
+  return { params, verifier };
+}
+
+async function exchange(params: URLSearchParams, verifier: string) {
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    params,
+    REDIRECT,
+    verifier,
+    {
+      additionalParameters: { resource: h.mcpUrl },
+      ...insecure,
+    },
+  );
+  return oauth.processAuthorizationCodeResponse(as, client, response);
+}
+
+async function refresh(refreshToken: string) {
+  return oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, insecure),
+  );
+}
+
+async function mcpClient(accessToken: string) {
+  const mcp = new Client({ name: 'oauth-test-agent', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(h.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+    }),
+  );
+  return mcp;
+}
+
+const rpc = (accessToken: string) =>
+  fetch(h.mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+
+const oauthErrorOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => (error instanceof oauth.ResponseBodyError ? error.error : String(error)),
+  );
+
+describe('the OAuth flow, driven by oauth4webapi against a listening server', () => {
+  it('discovers the authorization server from the MCP 401 and registers a public client', async () => {
+    const challenge = await oauth
+      .protectedResourceRequest(
+        'not-a-token',
+        'POST',
+        new URL(h.mcpUrl),
+        new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize' }),
+        insecure,
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => (error as oauth.WWWAuthenticateChallengeError).cause,
+      );
+    expect(challenge?.[0]).toMatchObject({
+      scheme: 'bearer',
+      parameters: {
+        realm: 'mcp',
+        error: 'invalid_token',
+        resource_metadata: `${h.url}/.well-known/oauth-protected-resource`,
+      },
+    });
+    const metadataUrl = challenge![0]!.parameters.resource_metadata!;
+    const pointed = (await (await fetch(metadataUrl)).json()) as { resource: string };
+    expect(pointed.resource).toBe(h.mcpUrl);
+    const resource = await oauth.processResourceDiscoveryResponse(
+      new URL(h.mcpUrl),
+      await oauth.resourceDiscoveryRequest(new URL(h.mcpUrl), insecure),
+    );
+    const issuer = new URL(resource.authorization_servers![0]!);
+    as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
+    expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect((as as unknown as { agent_auth: { resource: string } }).agent_auth.resource).toBe(h.mcpUrl);
+
+    const registered = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        {
+          client_name: 'Test agent',
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+        },
+        insecure,
+      ),
+    );
+    expect(registered.client_secret).toBeUndefined();
+    client = { client_id: registered.client_id, token_endpoint_auth_method: 'none' };
+  });
+
+  it('shows the client name, redirect host and scopes on a consent page that sets no-frame headers', async () => {
+    const form = await consentForm(
+      authorizationUrl({
+        response_type: 'code',
+        client_id: client.client_id,
+        redirect_uri: REDIRECT,
+        scope: 'mcp:read mcp:write',
+        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+        code_challenge_method: 'S256',
+        resource: h.mcpUrl,
+      }),
+    );
+    expect(form.html).toContain('Test agent wants to use earshot');
+    expect(form.html).toContain('<span class="host" id="redirect-host">127.0.0.1:9</span>');
+    expect(form.html).toContain('mcp:write');
+    expect(form.page.headers.get('x-frame-options')).toBe('DENY');
+    expect(form.page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(form.cookie).toMatch(/^earshot_oauth_csrf=/);
+    expect(form.page.headers.get('set-cookie')).toContain('SameSite=Strict');
+  });
+
+  it('issues a 15-minute JWT for the MCP URL that the SDK client uses, then rotates the refresh token', async () => {
+    const { params, verifier } = await authorize();
+    const tokens = await exchange(params, verifier);
+    expect(tokens.expires_in).toBe(900);
+    expect(tokens.scope).toBe('mcp:read mcp:write');
+    const claims = await oauth.validateJwtAccessToken(
+      as,
+      new Request(h.mcpUrl, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
+      h.mcpUrl,
+      insecure,
+    );
+    expect(claims).toMatchObject({
+      iss: h.url,
+      aud: h.mcpUrl,
+      client_id: client.client_id,
+      project_id: h.tenant.project.id,
+      scope: 'mcp:read mcp:write',
+    });
+    expect(claims.exp - claims.iat).toBe(900);
+    expect(claims.grant_id).toMatch(/^og_/);
+    expect(claims.sub).toBe(h.tenant.keyId);
+
+    const mcp = await mcpClient(tokens.access_token);
+    const created = await mcp.callTool({
+      name: 'earshot_alert_create',
+      arguments: {
+        title: 'Jensen watch',
+        entities: [ENTITY],
+        notifications: [{ type: 'WEBHOOK', webhook_connection_id: 'none' }],
+      },
+    });
+    // The grant acts for its project: the REST route's own validation answers.
+    expect(created.isError).toBe(true);
+    expect((created.structuredContent as { error_code: string }).error_code).not.toBe('insufficient_scope');
+    const listed = await mcp.callTool({ name: 'earshot_alert_list', arguments: {} });
+    expect(listed.isError).toBeFalsy();
+    expect(listed.structuredContent).toMatchObject({ data: [], has_more: false });
+    await mcp.close();
+
+    const rotated = await refresh(tokens.refresh_token!);
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await rpc(rotated.access_token)).status).toBe(200);
+
+    // Replaying the spent refresh token revokes the whole grant: the rotated one dies with it.
+    expect(await oauthErrorOf(refresh(tokens.refresh_token!))).toBe('invalid_grant');
+    expect(await oauthErrorOf(refresh(rotated.refresh_token!))).toBe('invalid_grant');
+    const grant = await findGrant(h.db, claims.grant_id as string);
+    expect(grant?.revokedReason).toBe('refresh_token_replay');
+    h.advance(6_000); // past the 5-second grant cache
+    const refused = await rpc(rotated.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('a read-only grant lists alerts but gets insufficient_scope on a write tool', async () => {
+    const { params, verifier } = await authorize('mcp:read');
+    const tokens = await exchange(params, verifier);
+    const mcp = await mcpClient(tokens.access_token);
+    const result = await mcp.callTool({
+      name: 'earshot_alert_create',
+      arguments: { title: 't', entities: [ENTITY], notifications: [] },
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ error_code: 'insufficient_scope' });
+    expect((await mcp.callTool({ name: 'earshot_alert_list', arguments: {} })).isError).toBeFalsy();
+    await mcp.close();
+  });
+
+  it('revokes a grant through RFC 7009: its refresh token stops working and MCP answers 401', async () => {
+    const { params, verifier } = await authorize();
+    const tokens = await exchange(params, verifier);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    expect(await oauthErrorOf(refresh(tokens.refresh_token!))).toBe('invalid_grant');
+    h.advance(6_000);
+    expect((await rpc(tokens.access_token)).status).toBe(401);
+  });
+
+  it('refuses an access token on the REST API', async () => {
+    const { params, verifier } = await authorize();
+    const tokens = await exchange(params, verifier);
+    const rest = await fetch(`${h.url}/v1/projects/${h.tenant.project.id}/alerts`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(rest.status).toBe(401);
+    expect(await rest.json()).toMatchObject({ error_code: 'unauthorized' });
+  });
+
+  it('refuses an expired access token with the discovery challenge', async () => {
+    const { params, verifier } = await authorize();
+    const tokens = await exchange(params, verifier);
+    expect((await rpc(tokens.access_token)).status).toBe(200);
+    h.advance(15 * 60_000 + 1_000);
+    const expired = await rpc(tokens.access_token);
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get('www-authenticate')).toBe(
+      `Bearer realm="mcp", error="invalid_token", resource_metadata="${h.url}/.well-known/oauth-protected-resource"`,
+    );
+  });
+
+  it('revokes the grant when a code is exchanged twice', async () => {
+    const { params, verifier } = await authorize();
+    const tokens = await exchange(params, verifier);
+    expect(await oauthErrorOf(exchange(params, verifier))).toBe('invalid_grant');
+    expect(await oauthErrorOf(refresh(tokens.refresh_token!))).toBe('invalid_grant');
+  });
+
+  it('refuses an expired code and a wrong code_verifier', async () => {
+    const late = await authorize();
+    h.advance(61_000);
+    expect(await oauthErrorOf(exchange(late.params, late.verifier))).toBe('invalid_grant');
+    const wrong = await authorize();
+    expect(await oauthErrorOf(exchange(wrong.params, oauth.generateRandomCodeVerifier()))).toBe(
+      'invalid_grant',
+    );
+  });
+});
+
+describe('authorization requests the server refuses', () => {
+  const base = async () => ({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope: 'mcp:read',
+    state: 'st',
+    code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    code_challenge_method: 'S256',
+    resource: h.mcpUrl,
+  });
+  const redirectError = async (overrides: Record<string, string | undefined>) => {
+    const response = await fetch(authorizationUrl({ ...(await base()), ...overrides }), {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    expect(location.searchParams.get('state')).toBe('st');
+    expect(location.searchParams.get('iss')).toBe(h.url);
+    return location.searchParams.get('error');
+  };
+
+  it('without PKCE: invalid_request', async () => {
+    expect(await redirectError({ code_challenge: undefined, code_challenge_method: undefined })).toBe(
+      'invalid_request',
+    );
+  });
+
+  it('with plain PKCE: invalid_request', async () => {
+    expect(await redirectError({ code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })).toBe(
+      'invalid_request',
+    );
+  });
+
+  it('for another resource or none: invalid_target', async () => {
+    expect(await redirectError({ resource: `${h.url}/other` })).toBe('invalid_target');
+    expect(await redirectError({ resource: undefined })).toBe('invalid_target');
+  });
+
+  it('with an unknown scope: invalid_scope', async () => {
+    expect(await redirectError({ scope: 'mcp:read admin' })).toBe('invalid_scope');
+  });
+
+  it('with a redirect URI the client did not register: an error page, no redirect', async () => {
+    const response = await fetch(
+      authorizationUrl({ ...(await base()), redirect_uri: 'http://127.0.0.1:9/other' }),
+      {
+        redirect: 'manual',
+      },
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('Wrong redirect URI');
+  });
+
+  it('a denial redirects with access_denied', async () => {
+    const form = await consentForm(authorizationUrl(await base()));
+    const denied = await submitConsent(form, { decision: 'deny' });
+    expect(new URL(denied.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+  });
+
+  it('a form post without the CSRF cookie is refused', async () => {
+    const form = await consentForm(authorizationUrl(await base()));
+    const forged = await submitConsent(
+      { ...form, cookie: '' },
+      { api_key: h.tenant.key, decision: 'approve' },
+    );
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get('location')).toBeNull();
+  });
+
+  it('a wrong API key shows the form again with an error', async () => {
+    const form = await consentForm(authorizationUrl(await base()));
+    const refused = await submitConsent(form, { api_key: 'ek_nope', decision: 'approve' });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain('That is not a valid project API key.');
+  });
+});
+
+describe('confidential clients', () => {
+  it('register with a secret shown once and authenticate with client_secret_basic', async () => {
+    const registered = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        {
+          client_name: 'Server agent',
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
+        insecure,
+      ),
+    );
+    expect(registered.client_secret).toMatch(/^ocs_/);
+    const confidential: oauth.Client = { client_id: registered.client_id };
+    const { params, verifier } = await authorize('mcp:read', confidential);
+    const wrong = await oauth.authorizationCodeGrantRequest(
+      as,
+      confidential,
+      oauth.ClientSecretBasic('wrong'),
+      params,
+      REDIRECT,
+      verifier,
+      insecure,
+    );
+    expect(wrong.status).toBe(401);
+    const { params: params2, verifier: verifier2 } = await authorize('mcp:read', confidential);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      confidential,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        confidential,
+        oauth.ClientSecretBasic(registered.client_secret as string),
+        params2,
+        REDIRECT,
+        verifier2,
+        insecure,
+      ),
+    );
+    expect(tokens.token_type).toBe('bearer');
+  });
+
+  it('refuses a registration without redirect URIs', async () => {
+    const response = await fetch(`${h.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://evil.example/cb'] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: 'invalid_redirect_uri',
+      error_code: 'invalid_redirect_uri',
+    });
+  });
+});

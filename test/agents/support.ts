@@ -1,0 +1,67 @@
+import pino from 'pino';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { catalogProjections } from '../../src/catalog/capability.ts';
+import { buildCapabilities } from '../../src/composition.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
+import { listenEarly } from '../../src/http/early-server.ts';
+import type { IngestEvent } from '../../src/ingestion/events.ts';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import type { Runtime } from '../../src/runtime.ts';
+import { createTestDb } from '../support/db.ts';
+import { createTenant } from '../support/platform.ts';
+import { catchUp } from '../support/projections.ts';
+
+export const ROOT_KEY = Buffer.alloc(32, 7);
+
+/**
+ * The whole app (every capability) listening on a real local port, its PUBLIC_BASE_URL that
+ * address; `advance(ms)` moves its clock.
+ */
+export async function agentsHarness(env: Record<string, string> = {}) {
+  const testDb = await createTestDb();
+  const { db } = testDb;
+  const store = createPostgresEventStore(db, { pollIntervalMs: 50 });
+  const early = await listenEarly(0, '127.0.0.1');
+  let offset = 0;
+  const runtime: Runtime = {
+    config: loadConfig({ PUBLIC_BASE_URL: early.url, DATA_DIR: '/tmp/earshot-agents-test', ...env }),
+    db,
+    store,
+    secretKey: ROOT_KEY,
+    log: pino({ level: 'silent' }),
+    now: () => new Date(Date.now() + offset),
+  };
+  const app = await buildHttpApp({
+    db,
+    cursorKey: Buffer.alloc(32, 8),
+    routes: buildCapabilities(runtime).flatMap((c) => c.routes ?? []),
+    server: early,
+  });
+  await app.ready();
+  const tenant = await createTenant(db, 'TEAM');
+  return {
+    url: early.url,
+    mcpUrl: `${early.url}/mcp`,
+    app,
+    db,
+    store,
+    tenant,
+    advance(ms: number) {
+      offset += ms;
+    },
+    async ingest(events: IngestEvent[]) {
+      await ingestEvents(store, events);
+      for (const projection of [entitiesProjection, ...catalogProjections])
+        await catchUp(db, store, projection);
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      await testDb.drop();
+    },
+  };
+}
+
+export type AgentsHarness = Awaited<ReturnType<typeof agentsHarness>>;
