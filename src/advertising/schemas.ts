@@ -1,5 +1,6 @@
 /** JSON Schemas of the advertising and recommendation responses (docs/advertising.md). */
 import { adSchema, episodeReferenceSchema, podcastReferenceSchema, topicSchema } from '../catalog/schemas.ts';
+import { companyCompactSchema } from '../knowledge/company-compact.ts';
 
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -8,21 +9,6 @@ const bool = { type: 'boolean' } as const;
 const time = { type: 'string', format: 'date-time' } as const;
 const date = { type: 'string', format: 'date' } as const;
 const band = { enum: ['strong', 'moderate', 'weak'] } as const;
-
-const companyCompactSchema = {
-  type: 'object',
-  required: ['id', 'name'],
-  properties: {
-    id: str,
-    name: str,
-    description: str,
-    domain: str,
-    image_url: str,
-    image_mode: { enum: ['AUTOMATIC', 'CUSTOM', 'NONE'] },
-    slug: str,
-    ticker: str,
-  },
-} as const;
 
 const sponsorSchema = {
   type: 'object',

@@ -12,6 +12,7 @@ import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { str } from '../http/route-schemas.ts';
+import { companyCompactSchema } from '../knowledge/company-compact.ts';
 
 const TYPE_NAMES = {
   PERSON: { name: 'Person', slug: 'person' },
@@ -54,19 +55,7 @@ const searchResultSchema = {
       type: 'object',
       properties: { id: str, name: str, description: str, image_url: str, slug: str },
     },
-    company: {
-      type: 'object',
-      properties: {
-        id: str,
-        name: str,
-        description: str,
-        domain: str,
-        image_url: str,
-        image_mode: { enum: ['AUTOMATIC', 'CUSTOM', 'NONE'] },
-        slug: str,
-        ticker: str,
-      },
-    },
+    company: { ...companyCompactSchema, required: [] },
     knowledge_graph_entity: entitySchema,
     social_links: {
       type: 'array',
