@@ -67,6 +67,8 @@ const catalog = catalogCapability({
 const app = await buildHttpApp({
   db,
   cursorKey: randomBytes(32),
+  // One key at full speed: the benchmark measures the routes, not the rate limit.
+  rateLimit: { perKey: 0, perAddress: 0, windowMs: 60_000 },
   routes: [...(catalog.routes ?? []), ...(advertisingCapability({ now: () => NOW }).routes ?? [])],
 });
 const organization = await createOrganization(db, { name: 'Bench', plan: 'BUSINESS' });

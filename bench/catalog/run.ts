@@ -103,6 +103,9 @@ try {
       PORT: String(servicePort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
+      // One key at full speed: the benchmark measures the route, not the rate limit.
+      EARSHOT_RATE_LIMIT_PER_KEY: '0',
+      EARSHOT_RATE_LIMIT_PER_IP: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
