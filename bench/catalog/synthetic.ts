@@ -1,82 +1,12 @@
 // A generated catalog: shows with word-list titles, weekly-ish episodes, some transcribed.
+
 import type { PodcastUpserted } from '../../src/ingestion/catalog-events.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import { ADJECTIVES, NOUNS, prng, SUFFIXES } from '../../test/support/synthetic.ts';
 
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = prng(2026);
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
 
-const ADJECTIVES = [
-  'Curious',
-  'Daily',
-  'Hidden',
-  'Modern',
-  'Quiet',
-  'Radical',
-  'Brave',
-  'Lazy',
-  'Golden',
-  'Wild',
-  'Deep',
-  'Silent',
-  'Happy',
-  'Honest',
-  'Weekly',
-  'Tiny',
-  'Electric',
-  'Cosmic',
-  'Urban',
-  'Rural',
-];
-const NOUNS = [
-  'Minds',
-  'Startup',
-  'History',
-  'Science',
-  'Kitchen',
-  'Money',
-  'Garden',
-  'Football',
-  'Design',
-  'Cinema',
-  'Music',
-  'Health',
-  'Politics',
-  'Travel',
-  'Crime',
-  'Comedy',
-  'Tech',
-  'Parenting',
-  'Chess',
-  'Poetry',
-  'Climate',
-  'Markets',
-  'Space',
-  'Ocean',
-  'Philosophy',
-];
-const SUFFIXES = [
-  'Hour',
-  'Show',
-  'Podcast',
-  'Radio',
-  'Talks',
-  'Stories',
-  'Weekly',
-  'Club',
-  'Lab',
-  'Diaries',
-  'Files',
-  'Report',
-];
 const NAMES = [
   'Anna',
   'Marco',

@@ -2,17 +2,9 @@ import type { AlertFilters } from '../../src/alerts/alert.ts';
 import type { EntityType, EpisodeTranscribed, TranscriptLine } from '../../src/ingestion/events.ts';
 import type { WatchedAlert } from '../../src/matching/types.ts';
 
+import { prng as random } from '../../test/support/synthetic.ts';
+
 /** Deterministic synthetic catalogue and episodes for the matching benchmark. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(rnd: () => number, items: readonly T[]): T {
   return items[Math.floor(rnd() * items.length)]!;

@@ -3,7 +3,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import type { Queryable } from '../db/db.ts';
 import { BadRequestError, EarshotError } from '../errors.ts';
 import { assertProjectAccess } from '../http/auth.ts';
-import { decodeListPosition, listPosition, pageOf, pageQuery, toPage } from '../http/pagination.ts';
+import { pageByCreation, pageOf, pageQuery, toPage } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import {
   type PageRequest,
@@ -71,18 +71,8 @@ export function chatConnectionRoutes(deps: ChatRouteDeps): FastifyPluginAsync {
       async (request) => {
         const { projectId } = request.params;
         assertProjectAccess(request, projectId);
-        const list = `chat:${projectId}`;
-        const after = decodeListPosition(app.cursors, request.query.cursor, list);
-        const rows = await listChatConnections(app.db, projectId, {
-          limit: request.query.limit + 1,
-          ...(after ? { after } : {}),
-        });
-        return toPage(
-          rows,
-          request.query.limit,
-          app.cursors,
-          (row) => listPosition(list, row.created_at, row.id),
-          (row) => row,
+        return pageByCreation(app.cursors, `chat:${projectId}`, request.query, (options) =>
+          listChatConnections(app.db, projectId, options),
         );
       },
     );

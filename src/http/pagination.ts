@@ -52,20 +52,32 @@ interface ListPosition {
   i: string;
 }
 
-export const listPosition = (list: string, createdAt: string, id: string): ListPosition => ({
-  p: list,
-  c: createdAt,
-  i: id,
-});
-
-/** Decodes a cursor of `listPosition`; a cursor of another list is 400 `invalid_cursor`. */
-export function decodeListPosition(cursors: CursorCodec, cursor: string | undefined, list: string) {
-  if (!cursor) return undefined;
-  const position = cursors.decode<ListPosition>(cursor);
-  if (position.p !== list) {
-    throw new BadRequestError('invalid_cursor', 'The cursor belongs to another list.', [
-      { location: 'query.cursor', message: 'issued for another list', value: cursor },
-    ]);
+/**
+ * One page of a list ordered by (created_at, id): decodes the cursor (one of another list is 400
+ * `invalid_cursor`), fetches `limit + 1` rows after it, and issues the next cursor for `list`.
+ */
+export async function pageByCreation<Row extends { created_at: string; id: string }>(
+  cursors: CursorCodec,
+  list: string,
+  query: { limit: number; cursor?: string | undefined },
+  fetch: (options: { limit: number; after?: { createdAt: string; id: string } }) => Promise<Row[]>,
+): Promise<Page<Row>> {
+  let after: { createdAt: string; id: string } | undefined;
+  if (query.cursor) {
+    const position = cursors.decode<ListPosition>(query.cursor);
+    if (position.p !== list) {
+      throw new BadRequestError('invalid_cursor', 'The cursor belongs to another list.', [
+        { location: 'query.cursor', message: 'issued for another list', value: query.cursor },
+      ]);
+    }
+    after = { createdAt: position.c, id: position.i };
   }
-  return { createdAt: position.c, id: position.i };
+  const rows = await fetch({ limit: query.limit + 1, ...(after && { after }) });
+  return toPage<Row, Row>(
+    rows,
+    query.limit,
+    cursors,
+    (row): ListPosition => ({ p: list, c: row.created_at, i: row.id }),
+    (row) => row,
+  );
 }

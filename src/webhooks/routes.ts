@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { NotFoundError } from '../errors.ts';
 import { assertProjectAccess } from '../http/auth.ts';
-import { decodeListPosition, listPosition, pageOf, pageQuery, toPage } from '../http/pagination.ts';
+import { pageByCreation, pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import {
   type PageRequest,
@@ -90,18 +90,8 @@ export function webhookConnectionRoutes(deps: WebhookConnectionDeps): FastifyPlu
       async (request) => {
         const { projectId } = request.params;
         assertProjectAccess(request, projectId);
-        const list = `webhooks:${projectId}`;
-        const after = decodeListPosition(app.cursors, request.query.cursor, list);
-        const rows = await listWebhookConnections(app.db, projectId, {
-          limit: request.query.limit + 1,
-          ...(after ? { after } : {}),
-        });
-        return toPage(
-          rows,
-          request.query.limit,
-          app.cursors,
-          (row) => listPosition(list, row.created_at, row.id),
-          (row) => row,
+        return pageByCreation(app.cursors, `webhooks:${projectId}`, request.query, (options) =>
+          listWebhookConnections(app.db, projectId, options),
         );
       },
     );

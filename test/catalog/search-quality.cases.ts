@@ -1,80 +1,8 @@
 /** The generated catalog and queries of the forgiving-search test set. */
-/** A small deterministic PRNG (mulberry32), so the catalog and the queries are the same every run. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { ADJECTIVES, NOUNS, prng, SUFFIXES } from '../support/synthetic.ts';
 export const random = prng(11);
 const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
 
-const ADJECTIVES = [
-  'Curious',
-  'Daily',
-  'Hidden',
-  'Modern',
-  'Quiet',
-  'Radical',
-  'Brave',
-  'Lazy',
-  'Golden',
-  'Wild',
-  'Deep',
-  'Silent',
-  'Happy',
-  'Honest',
-  'Weekly',
-  'Tiny',
-  'Electric',
-  'Cosmic',
-  'Urban',
-  'Rural',
-];
-const NOUNS = [
-  'Minds',
-  'Startup',
-  'History',
-  'Science',
-  'Kitchen',
-  'Money',
-  'Garden',
-  'Football',
-  'Design',
-  'Cinema',
-  'Music',
-  'Health',
-  'Politics',
-  'Travel',
-  'Crime',
-  'Comedy',
-  'Tech',
-  'Parenting',
-  'Chess',
-  'Poetry',
-  'Climate',
-  'Markets',
-  'Space',
-  'Ocean',
-  'Philosophy',
-];
-const SUFFIXES = [
-  'Hour',
-  'Show',
-  'Podcast',
-  'Radio',
-  'Talks',
-  'Stories',
-  'Weekly',
-  'Club',
-  'Lab',
-  'Diaries',
-  'Files',
-  'Report',
-];
 const FIRST = [
   'Anna',
   'Marco',
