@@ -25,32 +25,44 @@ export type Term = readonly string[];
 /** The folded words of each line, in line order. */
 export const foldedLines = (texts: readonly string[]): string[][] => texts.map(foldWords);
 
-/** Window rows of an episode: the start position of each and its tsvector literal. */
+/**
+ * Window rows of an episode: the start position of each and its tsvector literal. A lexeme may be
+ * listed once per occurrence: PostgreSQL merges the positions of repeated lexemes on input.
+ */
 export function windowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
+  // Each line's words with their quotes, built once; a row only adds positions and its weight.
+  const quoted = lines.map((words) => words.filter(fitsLexeme).map((w) => `'${w}':`));
   const rows: { start: number; words: string }[] = [];
   for (let start = 0; start < lines.length; start += STRIDE) {
-    const positions = new Map<string, string[]>();
+    const parts: string[] = [];
+    const seen = new Map<string, number>();
     let position = 0;
     const end = Math.min(lines.length, start + WINDOW);
-    for (let k = start; k < end; k++) {
+    for (let k = start; k < end && position < MAX_POSITION; k++) {
       const weight = WEIGHTS[k - start]!;
-      for (const word of lines[k]!) {
+      const words = lines[k]!;
+      const lexemes = quoted[k]!;
+      let q = 0;
+      for (const word of words) {
         if (position === MAX_POSITION) break;
         position++;
-        if (Buffer.byteLength(word) > MAX_WORD_BYTES) continue;
-        const list = positions.get(word);
-        if (list === undefined) positions.set(word, [`${position}${weight}`]);
-        else if (list.length < MAX_POSITIONS_PER_WORD) list.push(`${position}${weight}`);
+        if (!fitsLexeme(word)) continue;
+        const lexeme = lexemes[q++]!;
+        // PostgreSQL keeps the first 256 positions of a lexeme; later ones need not be sent.
+        const count = (seen.get(word) ?? 0) + 1;
+        seen.set(word, count);
+        if (count <= MAX_POSITIONS_PER_WORD) parts.push(`${lexeme}${position}${weight}`);
       }
       // A gap between lines, so a quoted phrase never runs from one line into the next.
       if (position < MAX_POSITION) position++;
     }
-    let words = '';
-    for (const [word, list] of positions) words += `${words ? ' ' : ''}'${word}':${list.join(',')}`;
-    rows.push({ start, words });
+    rows.push({ start, words: parts.join(' ') });
   }
   return rows;
 }
+
+// A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.
+const fitsLexeme = (word: string) => word.length * 3 <= MAX_WORD_BYTES || Buffer.byteLength(word) <= MAX_WORD_BYTES;
 
 // Folded words are letters and digits only, so quoting needs no escapes.
 const lexeme = (word: string, weights: string) => `'${word}':${weights}`;

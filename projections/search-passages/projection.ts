@@ -3,8 +3,7 @@ import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
-import { storedLines } from '../transcripts/projection.ts';
-import { foldedLines, STRIDE, windowVectors } from './passages.ts';
+import { foldedLines, windowVectors } from './passages.ts';
 
 const NAME = 'search_passages';
 // Rows per insert statement: large enough to amortise the round trip, small enough for PGlite.
@@ -36,26 +35,23 @@ async function insertWindows(tx: Queryable, episodes: readonly EpisodeTranscribe
   let ids: string[] = [];
   let starts: number[] = [];
   let words: string[] = [];
-  let own: string[] = [];
   const flush = async () => {
     if (ids.length === 0) return;
     await tx.query(
-      `insert into search_passages (episode_id, start, words, lines)
-       select * from unnest($1::text[], $2::int[], $3::tsvector[], $4::jsonb[])`,
-      [ids, starts, words, own],
+      `insert into search_passages (episode_id, start, words)
+       select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
+      [ids, starts, words],
     );
     ids = [];
     starts = [];
     words = [];
-    own = [];
   };
   for (const event of episodes) {
-    const lines = storedLines(event);
+    const lines = [...(event.transcript?.lines ?? [])].sort((a, b) => a.number - b.number);
     for (const row of windowVectors(foldedLines(lines.map((line) => line.text)))) {
       ids.push(event.episode.id);
       starts.push(row.start);
       words.push(row.words);
-      own.push(JSON.stringify(lines.slice(row.start, row.start + STRIDE)));
       if (ids.length === CHUNK) await flush();
     }
   }

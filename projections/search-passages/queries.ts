@@ -1,7 +1,7 @@
 import { Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { StoredLine } from '../transcripts/projection.ts';
-import { allInPassage, anyTerm, inFirstLine, inSecondLine, STRIDE, type Term, WINDOW } from './passages.ts';
+import { allInPassage, anyTerm, inFirstLine, inSecondLine, type Term, WINDOW } from './passages.ts';
 
 /** The episodes a search or mention list may return (docs/search.md, "Filters"). */
 export interface EpisodeScope {
@@ -267,33 +267,30 @@ export async function detectedLines(
 }
 
 /**
- * Only the wanted lines (positions) of each episode, from the index rows holding them, as a sparse
- * array that ends at the last line read (or the transcript's last line, when that comes first).
+ * Only the wanted lines (positions) of each episode, read from its transcript, as a sparse array
+ * that ends at the last line read.
  */
 export async function passageLinesAt(
   db: Queryable,
   wanted: ReadonlyMap<string, readonly number[]>,
 ): Promise<Map<string, StoredLine[]>> {
   const ids: string[] = [];
-  const starts: number[] = [];
-  for (const [id, positions] of wanted)
-    for (const start of new Set(positions.map((p) => p - (p % STRIDE)))) {
+  const positions: number[] = [];
+  for (const [id, list] of wanted)
+    for (const position of new Set(list)) {
       ids.push(id);
-      starts.push(start);
+      positions.push(position);
     }
   const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
   if (ids.length === 0) return found;
-  const { rows } = await db.query<{ episode_id: string; start: number; lines: StoredLine[] }>(
-    `select p.episode_id, p.start, p.lines
-       from unnest($1::text[], $2::int[]) as w(episode_id, start)
-       join search_passages p on p.episode_id = w.episode_id and p.start = w.start`,
-    [ids, starts],
+  // Each transcript is parsed once; only the wanted elements travel back.
+  const { rows } = await db.query<{ episode_id: string; position: number; line: StoredLine }>(
+    `select t.episode_id, l.n::int - 1 as position, l.line
+       from transcripts t cross join lateral json_array_elements(t.lines) with ordinality as l(line, n)
+      where t.episode_id = any($3::text[])
+        and (t.episode_id, l.n::int - 1) in (select * from unnest($1::text[], $2::int[]))`,
+    [ids, positions, [...wanted.keys()]],
   );
-  for (const row of rows) {
-    const lines = found.get(row.episode_id)!;
-    row.lines.forEach((line, k) => {
-      lines[row.start + k] = line;
-    });
-  }
+  for (const row of rows) found.get(row.episode_id)![row.position] = row.line;
   return found;
 }
