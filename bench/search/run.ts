@@ -236,10 +236,13 @@ try {
               page as (select e.id from catalog_episodes e
                         where e.id in (select episode_id from search_passages, q where words @@ q.q)
                         order by e.published_at desc limit 26)
-         select t.episode_id, l.line from transcripts t join page on page.id = t.episode_id,
-                json_array_elements(t.lines) with ordinality as l(line, n)
-          where l.n - 1 in (select p.start from search_passages p, q
-                             where p.episode_id = t.episode_id and p.words @@ q.q)`,
+         select hit.episode_id, l.line
+           from (select p.episode_id, array_agg(p.start) as starts
+                   from search_passages p join page on page.id = p.episode_id, q
+                  where p.words @@ q.q group by p.episode_id) hit
+           cross join lateral (select l.line from transcripts t,
+                                      json_array_elements(t.lines) with ordinality as l(line, n)
+                                where t.episode_id = hit.episode_id and l.n - 1 = any(hit.starts)) l`,
         [],
       ),
     ],

@@ -283,13 +283,17 @@ export async function passageLinesAt(
     }
   const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
   if (ids.length === 0) return found;
-  // Each transcript is parsed once; only the wanted elements travel back.
+  // Each wanted transcript is parsed once (lateral: never one that is not wanted).
   const { rows } = await db.query<{ episode_id: string; position: number; line: StoredLine }>(
-    `select t.episode_id, l.n::int - 1 as position, l.line
-       from transcripts t cross join lateral json_array_elements(t.lines) with ordinality as l(line, n)
-      where t.episode_id = any($3::text[])
-        and (t.episode_id, l.n::int - 1) in (select * from unnest($1::text[], $2::int[]))`,
-    [ids, positions, [...wanted.keys()]],
+    `select w.episode_id, l.position, l.line
+       from (select episode_id, array_agg(position) as positions
+               from unnest($1::text[], $2::int[]) as u(episode_id, position) group by episode_id) w
+       cross join lateral (
+             select l.n::int - 1 as position, l.line
+               from json_array_elements((select t.lines from transcripts t where t.episode_id = w.episode_id))
+                    with ordinality as l(line, n)
+              where l.n - 1 = any(w.positions)) l`,
+    [ids, positions],
   );
   for (const row of rows) found.get(row.episode_id)![row.position] = row.line;
   return found;
