@@ -15,11 +15,14 @@ import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
+import type { PodcastUpserted } from '../../src/ingestion/catalog-events.ts';
 import type { EntityUpserted, EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject } from '../../src/platform/organizations.ts';
+import { catalogProjections } from '../../src/catalog/capability.ts';
 import { searchCapability } from '../../src/search/capability.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
+import { episodeEvent, podcastEvent } from '../catalog/synthetic.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const EPISODES = Number(process.env.BENCH_EPISODES ?? 1000);
@@ -28,6 +31,8 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const BATCH = 20;
 const KEEP = process.env.BENCH_KEEP === '1';
+// The catalog bench's mix (20 episodes per podcast, every 10th transcribed with 40 lines).
+const MIX_PODCASTS = Number(process.env.BENCH_MIX_PODCASTS ?? 200);
 const schema = process.env.BENCH_SCHEMA ?? `bench_search_${randomBytes(4).toString('hex')}`;
 const END = Date.parse('2026-11-20T00:00:00Z');
 const SPAN = 2 * 365 * 86_400_000;
@@ -77,7 +82,11 @@ function episode(i: number): EpisodeTranscribed {
   };
 }
 
-const recorded = (data: EpisodeTranscribed | EntityUpserted, type: string, n: number): RecordedEvent => ({
+const recorded = (
+  data: EpisodeTranscribed | EntityUpserted | PodcastUpserted,
+  type: string,
+  n: number,
+): RecordedEvent => ({
   id: `${n}`,
   streamId: `s-${n}`,
   revision: 0,
@@ -110,11 +119,55 @@ async function measure(task: (i: number) => Promise<void>) {
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
 
+const only = (projection: Projection, events: RecordedEvent[]) =>
+  events.filter((e) => projection.eventTypes.includes(e.type));
+
+/**
+ * Ingest of the catalog bench's mix into every catalog read model, without and with the passage
+ * index (each batch applied to the catalog models, then to the index, each timed), in its own schema.
+ */
+async function catalogMix() {
+  const mixSchema = `${schema}_mix`;
+  await admin.query(`create schema ${mixSchema}`);
+  const mix = openPostgres({ connectionString: BASE_URL, schema: mixSchema, max: 2 });
+  try {
+    await migrate(mix);
+    const now = new Date(END);
+    let catalogMs = 0;
+    let indexMs = 0;
+    let n = 0;
+    for (let p = 0; p < MIX_PODCASTS; p += 25) {
+      const events: RecordedEvent[] = [];
+      for (let q = p; q < Math.min(MIX_PODCASTS, p + 25); q++) {
+        events.push(recorded(podcastEvent(q), 'PodcastUpserted', ++n));
+        for (let k = 0; k < 20; k++)
+          events.push(recorded(episodeEvent(q, k, (q * 20 + k) % 10 === 0 ? 40 : 0, now), 'EpisodeTranscribed', ++n));
+      }
+      const started = performance.now();
+      await mix.transaction(async (tx: Queryable) => {
+        for (const projection of catalogProjections) await projection.apply(tx, only(projection, events));
+      });
+      const cataloged = performance.now();
+      await mix.transaction((tx) => searchPassagesProjection.apply(tx, only(searchPassagesProjection, events)));
+      catalogMs += cataloged - started;
+      indexMs += performance.now() - cataloged;
+    }
+    const episodes = MIX_PODCASTS * 20;
+    console.log(
+      `catalog mix (${episodes} episodes, ${episodes / 10} transcribed with 40 lines): catalog read models ${((episodes / catalogMs) * 1000).toFixed(0)} episodes/s, with the passage index ${((episodes / (catalogMs + indexMs)) * 1000).toFixed(0)} episodes/s`,
+    );
+  } finally {
+    await mix.close();
+    await admin.query(`drop schema ${mixSchema} cascade`);
+  }
+}
+
 const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
 await admin.query(`create schema if not exists ${schema}`);
 const db = openPostgres({ connectionString: BASE_URL, schema, max: 8 });
 try {
   await migrate(db);
+  if (MIX_PODCASTS > 0) await catalogMix();
   const { rows: existing } = await db.query<{ n: number }>('select count(*)::int as n from catalog_episodes');
   if (existing[0]!.n === 0) {
     const entity: EntityUpserted = {

@@ -31,8 +31,8 @@ const keywordQuery = (k: KeywordFilter) => (k.all ? allInPassage(k.terms) : anyT
 const roleCondition = (params: Params, entityId: string, role: string) =>
   `e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${params.p(entityId, 'text')}, 'role', ${params.p(role, 'text')}))`;
 
-/** Conditions on catalog_episodes `e` for a scope. */
-function scopeConditions(params: Params, s: EpisodeScope): string[] {
+/** Conditions on catalog_episodes `e` for a scope; `within` (an array of ids) bounds the detection. */
+function scopeConditions(params: Params, s: EpisodeScope, within?: string): string[] {
   const where: string[] = [];
   if (s.podcastId !== undefined) where.push(`e.podcast_id = ${params.p(s.podcastId, 'text')}`);
   if (s.episodeId !== undefined) where.push(`e.id = ${params.p(s.episodeId, 'text')}`);
@@ -47,7 +47,8 @@ function scopeConditions(params: Params, s: EpisodeScope): string[] {
     const any = [`e.id in (select m.episode_id from search_mentions m where m.entity_id = ${id})`];
     if (s.entity.names.length)
       any.push(
-        `e.id in (select d.episode_id from search_passages d where d.words @@ ${params.p(anyTerm(s.entity.names), 'tsquery')})`,
+        `e.id in (select d.episode_id from search_passages d
+                   where d.words @@ ${params.p(anyTerm(s.entity.names), 'tsquery')}${within ? ` and d.episode_id = any(${within})` : ''})`,
       );
     if (s.entity.speaking)
       any.push(`e.speakers @> jsonb_build_array(jsonb_build_object('entity_id', ${id}))`);
@@ -201,19 +202,59 @@ export interface MentionPosition {
   i: string;
 }
 
-/** Episodes that mention the scope's entity, newest first. */
+/** Episodes examined by the first round of a mention list; each later round four times more. */
+const FIRST_ROUND = 64;
+const LAST_ROUND = 4096;
+
+/**
+ * Episodes that mention the scope's entity, newest first. Detection reads the index only for the
+ * newest episodes of the scope, in rounds of growing size, so a page of a frequently mentioned
+ * entity never reads all its mentions; past LAST_ROUND episodes the rest is read at once.
+ */
 export async function mentionEpisodes(
   db: Queryable,
   scope: EpisodeScope,
   limit: number,
   after?: MentionPosition,
 ): Promise<{ id: string; published_at: Date }[]> {
+  const found: { id: string; published_at: Date }[] = [];
+  let position = after;
+  for (let round = FIRST_ROUND; found.length < limit; round *= 4) {
+    if (!scope.entity?.names.length || round > LAST_ROUND)
+      return [...found, ...(await mentionPage(db, scope, limit - found.length, position))];
+    const params = new Params();
+    const where = scopeConditions(params, { ...scope, entity: undefined, role: undefined });
+    if (position) where.push(keyset(params, position));
+    const { rows: examined } = await db.query<{ id: string; published_at: Date }>(
+      `select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
+        order by e.published_at desc, e.id desc limit ${params.p(round, 'int')}`,
+      params.values,
+    );
+    if (examined.length === 0) break;
+    const ids = new Params();
+    const within = ids.p(examined.map((e) => e.id), 'text[]');
+    const { rows } = await db.query<{ id: string; published_at: Date }>(
+      `select e.id, e.published_at from catalog_episodes e
+        ${whereOf([`e.id = any(${within})`, ...scopeConditions(ids, scope, within)])}
+        order by e.published_at desc, e.id desc limit ${ids.p(limit - found.length, 'int')}`,
+      ids.values,
+    );
+    found.push(...rows);
+    if (examined.length < round) break;
+    const last = examined.at(-1)!;
+    position = { p: new Date(last.published_at).toISOString(), i: last.id };
+  }
+  return found;
+}
+
+const keyset = (params: Params, after: MentionPosition) =>
+  `(e.published_at, e.id) < (${params.p(after.p, 'timestamptz')}, ${params.p(after.i, 'text')})`;
+
+/** One page of the scope's episodes after `after`, newest first, in one statement. */
+async function mentionPage(db: Queryable, scope: EpisodeScope, limit: number, after?: MentionPosition) {
   const params = new Params();
   const where = scopeConditions(params, scope);
-  if (after)
-    where.push(
-      `(e.published_at, e.id) < (${params.p(after.p, 'timestamptz')}, ${params.p(after.i, 'text')})`,
-    );
+  if (after) where.push(keyset(params, after));
   const { rows } = await db.query<{ id: string; published_at: Date }>(
     `select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
       order by e.published_at desc, e.id desc limit ${params.p(limit, 'int')}`,
