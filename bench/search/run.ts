@@ -10,6 +10,7 @@ import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import { searchPassagesProjection } from '../../projections/search-passages/projection.ts';
 import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
+import { catalogProjections } from '../../src/catalog/capability.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
@@ -19,7 +20,6 @@ import type { PodcastUpserted } from '../../src/ingestion/catalog-events.ts';
 import type { EntityUpserted, EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject } from '../../src/platform/organizations.ts';
-import { catalogProjections } from '../../src/catalog/capability.ts';
 import { searchCapability } from '../../src/search/capability.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
 import { episodeEvent, podcastEvent } from '../catalog/synthetic.ts';
@@ -141,14 +141,18 @@ async function catalogMix() {
       for (let q = p; q < Math.min(MIX_PODCASTS, p + 25); q++) {
         events.push(recorded(podcastEvent(q), 'PodcastUpserted', ++n));
         for (let k = 0; k < 20; k++)
-          events.push(recorded(episodeEvent(q, k, (q * 20 + k) % 10 === 0 ? 40 : 0, now), 'EpisodeTranscribed', ++n));
+          events.push(
+            recorded(episodeEvent(q, k, (q * 20 + k) % 10 === 0 ? 40 : 0, now), 'EpisodeTranscribed', ++n),
+          );
       }
       const started = performance.now();
       await mix.transaction(async (tx: Queryable) => {
         for (const projection of catalogProjections) await projection.apply(tx, only(projection, events));
       });
       const cataloged = performance.now();
-      await mix.transaction((tx) => searchPassagesProjection.apply(tx, only(searchPassagesProjection, events)));
+      await mix.transaction((tx) =>
+        searchPassagesProjection.apply(tx, only(searchPassagesProjection, events)),
+      );
       catalogMs += cataloged - started;
       indexMs += performance.now() - cataloged;
     }

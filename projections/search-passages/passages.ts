@@ -62,7 +62,8 @@ export function windowVectors(lines: readonly (readonly string[])[]): { start: n
 }
 
 // A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.
-const fitsLexeme = (word: string) => word.length * 3 <= MAX_WORD_BYTES || Buffer.byteLength(word) <= MAX_WORD_BYTES;
+const fitsLexeme = (word: string) =>
+  word.length * 3 <= MAX_WORD_BYTES || Buffer.byteLength(word) <= MAX_WORD_BYTES;
 
 // Folded words are letters and digits only, so quoting needs no escapes.
 const lexeme = (word: string, weights: string) => `'${word}':${weights}`;

@@ -232,7 +232,10 @@ export async function mentionEpisodes(
     );
     if (examined.length === 0) break;
     const ids = new Params();
-    const within = ids.p(examined.map((e) => e.id), 'text[]');
+    const within = ids.p(
+      examined.map((e) => e.id),
+      'text[]',
+    );
     const { rows } = await db.query<{ id: string; published_at: Date }>(
       `select e.id, e.published_at from catalog_episodes e
         ${whereOf([`e.id = any(${within})`, ...scopeConditions(ids, scope, within)])}
