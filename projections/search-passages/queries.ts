@@ -162,12 +162,12 @@ export async function countByBucket(
       where.push(roleCondition(params, entity.id, scope.role));
     const id = params.p(entity.id, 'text');
     const names = entity.names;
+    // offset 0: each row's two line flags are computed in the scan, so the grouping never carries the tsvectors.
     const detected = names.length
-      ? `select d.episode_id,
-                (count(*) filter (where d.words @@ ${params.p(inFirstLine(names), 'tsquery')})
-                 + count(*) filter (where d.words @@ ${params.p(inSecondLine(names), 'tsquery')}))::int as n
-           from search_passages d
-          where d.words @@ ${params.p(anyTerm(names), 'tsquery')}
+      ? `select d.episode_id, sum(d.n)::int as n
+           from (select episode_id, (words @@ ${params.p(inFirstLine(names), 'tsquery')})::int
+                                    + (words @@ ${params.p(inSecondLine(names), 'tsquery')})::int as n
+                   from search_passages where words @@ ${params.p(anyTerm(names), 'tsquery')} offset 0) d
           group by d.episode_id`
       : 'select null::text as episode_id, 0 as n where false';
     const produced = `select episode_id, mention_count from search_mentions where entity_id = ${id}`;
