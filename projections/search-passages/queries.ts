@@ -99,12 +99,11 @@ export async function searchEpisodes(
     sort === 'recency'
       ? 'published_at desc, episode_id desc'
       : 'score desc, published_at desc, episode_id desc';
-  const { rows } = await db.query<EpisodeHit>(
-    // offset 0 keeps the ranking inside: the sort below then carries small rows, not the tsvectors.
-    `select episode_id, published_at, max(rank)::float8 as score,
-            array_agg(start order by start) as starts,
-            (array_agg(start order by rank desc, start))[1] as best_start
-       from (select w.episode_id, e.published_at, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
+  // The page first, grouped by hashing (offset 0 keeps the ranking inside, so the grouping carries
+  // small rows, not the tsvectors); then the rows of the page's episodes only.
+  const { rows: page } = await db.query<{ episode_id: string; published_at: Date; score: number }>(
+    `select episode_id, published_at, max(rank)::float8 as score
+       from (select w.episode_id, e.published_at, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
                from search_passages w join catalog_episodes e on e.id = w.episode_id
               ${whereOf([`w.words @@ ${q}`, ...where])}
              offset 0) matched
@@ -113,7 +112,21 @@ export async function searchEpisodes(
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
   );
-  return rows;
+  if (page.length === 0) return [];
+  const { rows } = await db.query<{ episode_id: string; starts: number[]; best_start: number }>(
+    `select episode_id, array_agg(start order by start) as starts,
+            (array_agg(start order by rank desc, start))[1] as best_start
+       from (select episode_id, start, ts_rank('{1,1,1,1}', words, $2::tsquery, 32) as rank
+               from search_passages where episode_id = any($1::text[]) and words @@ $2::tsquery offset 0) w
+      group by episode_id`,
+    [page.map((hit) => hit.episode_id), keywordQuery(keywords)],
+  );
+  const rowsOf = new Map(rows.map((row) => [row.episode_id, row]));
+  return page.map((hit) => ({
+    ...hit,
+    starts: rowsOf.get(hit.episode_id)?.starts ?? [],
+    best_start: rowsOf.get(hit.episode_id)?.best_start ?? null,
+  }));
 }
 
 /** Whether any episode matches: for the diagnostics of an empty page. */
