@@ -97,17 +97,19 @@ export async function searchEpisodes(
   const q = params.p(keywordQuery(keywords), 'tsquery');
   const order =
     sort === 'recency'
-      ? 'published_at desc, episode_id desc'
-      : 'score desc, published_at desc, episode_id desc';
-  // The page first, grouped by hashing (offset 0 keeps the ranking inside, so the grouping carries
-  // small rows, not the tsvectors); then the rows of the page's episodes only.
+      ? 'e.published_at desc, m.episode_id desc'
+      : 'm.score desc, e.published_at desc, m.episode_id desc';
+  // The page first: the best rank of each episode, grouped as the rows come (the grouping never
+  // carries the tsvectors); the scope narrows the rows only when it has conditions.
+  const scoped = where.length
+    ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
+    : [];
   const { rows: page } = await db.query<{ episode_id: string; published_at: Date; score: number }>(
-    `select episode_id, published_at, max(rank)::float8 as score
-       from (select w.episode_id, e.published_at, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
-               from search_passages w join catalog_episodes e on e.id = w.episode_id
-              ${whereOf([`w.words @@ ${q}`, ...where])}
-             offset 0) matched
-      group by episode_id, published_at
+    `select m.episode_id, e.published_at, m.score
+       from (select w.episode_id, max(ts_rank('{1,1,1,1}', w.words, ${q}, 32))::float8 as score
+               from search_passages w ${whereOf([`w.words @@ ${q}`, ...scoped])}
+              group by w.episode_id) m
+       join catalog_episodes e on e.id = m.episode_id
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
