@@ -18,6 +18,14 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
+import {
+  assertSemanticTimeseries,
+  semanticSearchPage,
+  semanticTimeseries,
+  withSemanticFloor,
+} from './semantic/answers.ts';
+import type { EmbeddingProvider } from './semantic/provider.ts';
+import { semanticOf } from './semantic/semantic.ts';
 import { around, entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
 import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
@@ -49,7 +57,10 @@ const YEAR = 365 * 86_400_000;
 /** Index rows read per search item (docs/search.md, "Result items"): past them, truncated. */
 const ROWS_PER_ITEM = 20;
 const tags = ['search'];
-const semanticNote = ' semantic_search answers 422 semantic_search_unavailable until semantic search lands.';
+const semanticNote =
+  ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).';
+const semanticSeriesNote =
+  ' With semantic_search: since is required, the range is at most 731 days, and keyword_search is not allowed.';
 
 /** 422 entity_required: mention endpoints are about one entity. */
 function requireEntity(filters: Filters) {
@@ -94,8 +105,9 @@ async function timeseries(app: FastifyInstance, filters: Filters, interval: Inte
 }
 
 /** The search surface (docs/search.md): episode search, mentions and their timeseries. */
-export function searchRoutes(deps: { now(): Date }) {
+export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider }) {
   return async function routes(app: FastifyInstance) {
+    const semantic = semanticOf(app.db, deps.provider);
     app.get<{ Querystring: SearchQuery }>(
       '/v1/podcasts/episodes/search',
       {
@@ -113,6 +125,33 @@ export function searchRoutes(deps: { now(): Date }) {
         const filters = await resolveFilters(app.db, q, true);
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
+        if (q.semantic_search !== undefined) {
+          const text = q.semantic_search;
+          const { data, hasMore } = await semanticSearchPage(app.db, semantic, text, filters, {
+            sort: q.sort,
+            limit: q.limit,
+            offset,
+          });
+          const page: { data: typeof data; has_more: boolean; cursor?: string; diagnostics?: Diagnostics } = {
+            data,
+            has_more: hasMore,
+          };
+          if (hasMore) page.cursor = cursor.next(offset + q.limit);
+          if (data.length === 0 && offset === 0)
+            page.diagnostics = await diagnose(
+              withSemanticFloor(
+                activeFilters(filters, q, async (scope, keywords) =>
+                  (await semanticSearchPage(app.db, semantic, text, { ...filters, scope, keywords }, {
+                    sort: 'relevance',
+                    limit: 1,
+                    offset: 0,
+                  })).data.length > 0,
+                ),
+                () => anyEpisode(app.db, filters.scope, filters.keywords),
+              ),
+            );
+          return page;
+        }
         const hits = await searchEpisodes(
           app.db,
           filters.scope,
@@ -180,14 +219,22 @@ export function searchRoutes(deps: { now(): Date }) {
         schema: {
           tags,
           summary: 'Matching episodes and mentions per day, week or month (UTC, zero-filled)',
-          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticNote}`,
+          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote}`,
           querystring: episodeTimeseriesQuerySchema,
           response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422) },
         },
       },
       async (request) => {
-        const filters = await resolveFilters(app.db, request.query, true);
-        return timeseries(app, filters, request.query.interval, deps.now());
+        const q = request.query;
+        const filters = await resolveFilters(app.db, q, true);
+        if (q.semantic_search === undefined) return timeseries(app, filters, q.interval, deps.now());
+        const until = filters.scope.until ?? deps.now();
+        assertSemanticTimeseries(q, filters.scope.since, until);
+        return semanticTimeseries(app.db, semantic, q.semantic_search, filters, {
+          since: filters.scope.since!,
+          until,
+          interval: q.interval,
+        });
       },
     );
 

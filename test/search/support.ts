@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { clipsProjection } from '../../projections/clips/projection.ts';
@@ -11,7 +12,10 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { embedder } from '../../consumers/embedder/embedder.ts';
 import { searchCapability } from '../../src/search/capability.ts';
+import type { EmbeddingProvider } from '../../src/search/semantic/provider.ts';
+import { catchUpSubscription } from '../../src/subscriptions/runner.ts';
 import { createDb, type Engine } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
@@ -38,11 +42,17 @@ export interface SearchHarness {
   close(): Promise<void>;
 }
 
-/** A migrated database, the search routes and every projection they read; `now` is fixed at NOW. */
-export async function searchHarness(engine: Engine): Promise<SearchHarness> {
+/**
+ * A migrated database, the search routes and every projection they read; `now` is fixed at NOW.
+ * With a `provider`, semantic search uses it and ingesting also runs the embedder.
+ */
+export async function searchHarness(engine: Engine, provider?: EmbeddingProvider): Promise<SearchHarness> {
   const { db, drop } = await createDb(engine);
   const store: EventStore = createPostgresEventStore(db);
-  const capability = searchCapability({ now: () => NOW });
+  const capability = searchCapability(
+    { now: () => NOW },
+    provider && { runtime: { db, store, log: pino({ level: 'silent' }) }, provider },
+  );
   const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 5), routes: capability.routes ?? [] });
   const { headers } = await createTenant(db);
   const get = (url: string, query: Record<string, string> = {}) => app.inject({ url, query, headers });
@@ -53,6 +63,7 @@ export async function searchHarness(engine: Engine): Promise<SearchHarness> {
       await ingestEvents(store, events);
       for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
         await catchUp(db, store, projection);
+      if (provider) await catchUpSubscription(db, store, embedder(provider));
     },
     get,
     async json(url, query) {

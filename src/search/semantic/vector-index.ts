@@ -1,0 +1,284 @@
+/**
+ * The in-memory vector index of one API process (docs/semantic-search.md, "Vector search").
+ *
+ * Small scopes are ranked exactly. Past EXACT_LIMIT candidate passages, a first pass ranks every
+ * candidate by its projection on the REDUCED principal directions of the stored vectors (fitted
+ * once, when the index first holds EXACT_LIMIT passages), and the best POOL of those are ranked
+ * again on their full vectors. Filters are applied before either pass: a passage outside the
+ * allowed episodes is never scored.
+ */
+const EXACT_LIMIT = 50_000;
+const REDUCED = 24;
+const POOL = 2000;
+const FIT_SAMPLE = 20_000;
+const FIT_ROUNDS = 6;
+
+export interface PassageHit {
+  episodeId: string;
+  start: number;
+  lines: number;
+  score: number;
+}
+
+/** The k best (score, slot) pairs seen: a min-heap on score. */
+class TopK {
+  readonly scores: Float32Array;
+  readonly slots: Int32Array;
+  size = 0;
+  constructor(readonly k: number) {
+    this.scores = new Float32Array(k);
+    this.slots = new Int32Array(k);
+  }
+  /** The score a new entry must beat once full. */
+  get floor() {
+    return this.size < this.k ? Number.NEGATIVE_INFINITY : this.scores[0]!;
+  }
+  push(score: number, slot: number) {
+    const { scores, slots } = this;
+    let i: number;
+    if (this.size < this.k) {
+      i = this.size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (scores[parent]! <= score) break;
+        scores[i] = scores[parent]!;
+        slots[i] = slots[parent]!;
+        i = parent;
+      }
+    } else {
+      if (score <= scores[0]!) return;
+      i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= this.size) break;
+        const right = left + 1;
+        const child = right < this.size && scores[right]! < scores[left]! ? right : left;
+        if (scores[child]! >= score) break;
+        scores[i] = scores[child]!;
+        slots[i] = slots[child]!;
+        i = child;
+      }
+    }
+    scores[i] = score;
+    slots[i] = slot;
+  }
+  /** Slots, best first. */
+  sorted(): { slot: number; score: number }[] {
+    return Array.from({ length: this.size }, (_, i) => ({ slot: this.slots[i]!, score: this.scores[i]! })).sort(
+      (a, b) => b.score - a.score,
+    );
+  }
+}
+
+function dot(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, n: number) {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let k = 0;
+  for (; k + 3 < n; k += 4) {
+    s0 += a[aOffset + k]! * b[bOffset + k]!;
+    s1 += a[aOffset + k + 1]! * b[bOffset + k + 1]!;
+    s2 += a[aOffset + k + 2]! * b[bOffset + k + 2]!;
+    s3 += a[aOffset + k + 3]! * b[bOffset + k + 3]!;
+  }
+  for (; k < n; k++) s0 += a[aOffset + k]! * b[bOffset + k]!;
+  return s0 + s1 + s2 + s3;
+}
+
+export class VectorIndex {
+  private capacity = 0;
+  private used = 0;
+  private vectors = new Float32Array(0);
+  private reduced = new Float32Array(0);
+  private episodeOf = new Int32Array(0);
+  private startOf = new Int32Array(0);
+  private linesOf = new Int32Array(0);
+  private readonly free: number[] = [];
+  private readonly episodes: string[] = [];
+  private readonly episodeIndex = new Map<string, number>();
+  private readonly slotsOf: number[][] = [];
+  /** REDUCED × dimensions, rows orthonormal; null until fitted. */
+  private basis: Float32Array | null = null;
+  private live = 0;
+
+  constructor(readonly dimensions: number) {}
+
+  /** Passages held. */
+  get size() {
+    return this.live;
+  }
+
+  /** Bytes of the typed arrays (vectors, projections, slot columns). */
+  get bytes() {
+    return (
+      this.vectors.byteLength +
+      this.reduced.byteLength +
+      this.episodeOf.byteLength +
+      this.startOf.byteLength +
+      this.linesOf.byteLength
+    );
+  }
+
+  private grow(needed: number) {
+    if (needed <= this.capacity) return;
+    const capacity = Math.max(needed, this.capacity * 2, 1024);
+    const d = this.dimensions;
+    const resize = <T extends Float32Array | Int32Array>(old: T, make: (n: number) => T, width: number) => {
+      const next = make(capacity * width);
+      next.set(old);
+      return next;
+    };
+    this.vectors = resize(this.vectors, (n) => new Float32Array(n), d);
+    if (this.basis) this.reduced = resize(this.reduced, (n) => new Float32Array(n), REDUCED);
+    this.episodeOf = resize(this.episodeOf, (n) => new Int32Array(n), 1);
+    this.startOf = resize(this.startOf, (n) => new Int32Array(n), 1);
+    this.linesOf = resize(this.linesOf, (n) => new Int32Array(n), 1);
+    this.capacity = capacity;
+  }
+
+  private project(slot: number) {
+    const d = this.dimensions;
+    for (let r = 0; r < REDUCED; r++)
+      this.reduced[slot * REDUCED + r] = dot(this.basis!, r * d, this.vectors, slot * d, d);
+  }
+
+  /** Sets an episode's passages (none: the episode leaves the index). */
+  replaceEpisode(episodeId: string, passages: readonly { start: number; lines: number; vector: Float32Array }[]) {
+    let e = this.episodeIndex.get(episodeId);
+    if (e === undefined) {
+      e = this.episodes.length;
+      this.episodes.push(episodeId);
+      this.episodeIndex.set(episodeId, e);
+      this.slotsOf.push([]);
+    }
+    for (const slot of this.slotsOf[e]!) {
+      this.episodeOf[slot] = -1;
+      this.free.push(slot);
+    }
+    this.live -= this.slotsOf[e]!.length;
+    const slots: number[] = [];
+    for (const p of passages) {
+      if (p.vector.length !== this.dimensions) continue;
+      let slot = this.free.pop();
+      if (slot === undefined) {
+        this.grow(this.used + 1);
+        slot = this.used++;
+      }
+      this.vectors.set(p.vector, slot * this.dimensions);
+      this.episodeOf[slot] = e;
+      this.startOf[slot] = p.start;
+      this.linesOf[slot] = p.lines;
+      if (this.basis) this.project(slot);
+      slots.push(slot);
+    }
+    this.slotsOf[e] = slots;
+    this.live += slots.length;
+    if (!this.basis && this.live >= EXACT_LIMIT) this.fit();
+  }
+
+  /**
+   * The principal directions of a sample of the stored vectors, by subspace iteration (X^T X V,
+   * then Gram-Schmidt), and every stored vector's projection on them.
+   */
+  private fit() {
+    const d = this.dimensions;
+    const step = Math.max(1, Math.floor(this.used / FIT_SAMPLE));
+    const sample: number[] = [];
+    for (let s = 0; s < this.used; s += step) if (this.episodeOf[s]! >= 0) sample.push(s);
+    let seed = 1;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647 - 0.5;
+    };
+    let basis = Float32Array.from({ length: REDUCED * d }, random);
+    const xv = new Float32Array(REDUCED);
+    for (let round = 0; round < FIT_ROUNDS; round++) {
+      const next = new Float32Array(REDUCED * d);
+      for (const s of sample) {
+        for (let r = 0; r < REDUCED; r++) xv[r] = dot(basis, r * d, this.vectors, s * d, d);
+        for (let r = 0; r < REDUCED; r++)
+          for (let k = 0; k < d; k++) next[r * d + k]! += xv[r]! * this.vectors[s * d + k]!;
+      }
+      for (let r = 0; r < REDUCED; r++) {
+        for (let q = 0; q < r; q++) {
+          const overlap = dot(next, r * d, next, q * d, d);
+          for (let k = 0; k < d; k++) next[r * d + k]! -= overlap * next[q * d + k]!;
+        }
+        const norm = Math.sqrt(dot(next, r * d, next, r * d, d)) || 1;
+        for (let k = 0; k < d; k++) next[r * d + k]! /= norm;
+      }
+      basis = next;
+    }
+    this.basis = basis;
+    this.reduced = new Float32Array(this.capacity * REDUCED);
+    for (let s = 0; s < this.used; s++) if (this.episodeOf[s]! >= 0) this.project(s);
+  }
+
+  /**
+   * The k passages most similar to `query` (a unit vector) with a score of at least `minScore`,
+   * best first, among the passages of `allowed` episodes (every episode when undefined).
+   */
+  search(query: Float32Array, k: number, minScore: number, allowed?: Iterable<string>): PassageHit[] {
+    const d = this.dimensions;
+    if (query.length !== d || k <= 0) return [];
+    let mask: Uint8Array | undefined;
+    let candidates = this.live;
+    let few: number[] | undefined;
+    if (allowed !== undefined) {
+      mask = new Uint8Array(this.episodes.length);
+      candidates = 0;
+      for (const id of allowed) {
+        const e = this.episodeIndex.get(id);
+        if (e === undefined || mask[e]) continue;
+        mask[e] = 1;
+        candidates += this.slotsOf[e]!.length;
+      }
+      if (candidates <= EXACT_LIMIT) {
+        few = [];
+        for (let e = 0; e < mask.length; e++) if (mask[e]) for (const s of this.slotsOf[e]!) few.push(s);
+      }
+    }
+    const best = new TopK(k);
+    const exact = (slot: number) => {
+      const score = dot(query, 0, this.vectors, slot * d, d);
+      if (score >= minScore && score > best.floor) best.push(score, slot);
+    };
+    if (few) for (const slot of few) exact(slot);
+    else if (!this.basis || candidates <= EXACT_LIMIT) {
+      for (let s = 0; s < this.used; s++) {
+        const e = this.episodeOf[s]!;
+        if (e >= 0 && (!mask || mask[e])) exact(s);
+      }
+    } else {
+      const q = new Float32Array(REDUCED);
+      for (let r = 0; r < REDUCED; r++) q[r] = dot(this.basis, r * d, query, 0, d);
+      const pool = new TopK(Math.max(POOL, k));
+      const reduced = this.reduced;
+      for (let s = 0; s < this.used; s++) {
+        const e = this.episodeOf[s]!;
+        if (e < 0 || (mask && !mask[e])) continue;
+        const score = dot(q, 0, reduced, s * REDUCED, REDUCED);
+        if (score > pool.floor) pool.push(score, s);
+      }
+      for (let i = 0; i < pool.size; i++) exact(pool.slots[i]!);
+    }
+    return best.sorted().map(({ slot, score }) => ({
+      episodeId: this.episodes[this.episodeOf[slot]!]!,
+      start: this.startOf[slot]!,
+      lines: this.linesOf[slot]!,
+      score,
+    }));
+  }
+
+  /** Exact ranking of every allowed passage, whatever the size: the benchmark's yardstick. */
+  searchExact(query: Float32Array, k: number): PassageHit[] {
+    const saved = this.basis;
+    this.basis = null;
+    try {
+      return this.search(query, k, Number.NEGATIVE_INFINITY);
+    } finally {
+      this.basis = saved;
+    }
+  }
+}
