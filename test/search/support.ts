@@ -34,6 +34,7 @@ const READ_MODELS = [
 
 export interface SearchHarness {
   db: Db;
+  store: EventStore;
   app: FastifyInstance;
   ingest(events: IngestEvent[]): Promise<void>;
   get(url: string, query?: Record<string, string>): Promise<LightMyRequestResponse>;
@@ -58,12 +59,13 @@ export async function searchHarness(engine: Engine, provider?: EmbeddingProvider
   const get = (url: string, query: Record<string, string> = {}) => app.inject({ url, query, headers });
   return {
     db,
+    store,
     app,
     async ingest(events) {
       await ingestEvents(store, events);
       for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
         await catchUp(db, store, projection);
-      if (provider) await catchUpSubscription(db, store, embedder(provider));
+      if (provider) await catchUpSubscription(db, store, embedder(provider), { retries: 1, retryDelayMs: 10 });
     },
     get,
     async json(url, query) {

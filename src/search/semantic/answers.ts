@@ -40,13 +40,15 @@ export async function semanticSearchPage(
   const parts = await loadEpisodes(db, [...linesOf.keys()], wanted);
   const data = shown.flatMap((e) => {
     const episode = parts.get(e.episode_id);
-    if (episode === undefined) return [];
+    // A vector the index still holds for lines a re-sent transcript no longer has: skipped.
+    const lines = (linesOf.get(e.episode_id) ?? []).filter((i) => episode?.lines[i] !== undefined);
+    if (episode === undefined || lines.length === 0) return [];
     return [
       searchItem(episode, {
         starts: [],
         bestStart: e.passages[0]?.start ?? null,
         score: e.score,
-        mentions: linesOf.get(e.episode_id) ?? [],
+        mentions: lines,
         source: e.source,
       }),
     ];
