@@ -1,17 +1,23 @@
 /**
  * The in-memory vector index of one API process (docs/semantic-search.md, "Vector search").
  *
- * Small scopes are ranked exactly. Past EXACT_LIMIT candidate passages, a first pass ranks every
- * candidate by its projection on the REDUCED principal directions of the stored vectors (fitted
- * once, when the index first holds EXACT_LIMIT passages), and the best POOL of those are ranked
- * again on their full vectors. Filters are applied before either pass: a passage outside the
+ * Small scopes are ranked exactly. Past EXACT_LIMIT candidate passages the index is an IVF over a
+ * reduced space: when it first holds EXACT_LIMIT passages it fits the REDUCED principal
+ * directions of its vectors and LISTS centroids (k-means) in that space; every passage is kept in
+ * the list of its nearest centroid. A query visits the lists nearest to it (at least PROBES, and
+ * until MIN_SCANNED allowed passages were seen), ranks what it finds by the reduced vectors, and
+ * ranks the best POOL again on their full vectors. Filters come first: a passage outside the
  * allowed episodes is never scored.
  */
 const EXACT_LIMIT = 50_000;
 const REDUCED = 24;
-const POOL = 2000;
+const LISTS = 256;
+const PROBES = 12;
+const MIN_SCANNED = 30_000;
+const POOL = 4000;
 const FIT_SAMPLE = 20_000;
 const FIT_ROUNDS = 6;
+const KMEANS_ROUNDS = 8;
 
 export interface PassageHit {
   episodeId: string;
@@ -100,6 +106,10 @@ export class VectorIndex {
   private readonly slotsOf: number[][] = [];
   /** REDUCED × dimensions, rows orthonormal; null until fitted. */
   private basis: Float32Array | null = null;
+  /** LISTS × REDUCED centroids, each slot's list, and the slots of each list. */
+  private centroids = new Float32Array(0);
+  private listOf = new Int32Array(0);
+  private lists: number[][] = [];
   private live = 0;
 
   constructor(readonly dimensions: number) {}
@@ -134,13 +144,32 @@ export class VectorIndex {
     this.episodeOf = resize(this.episodeOf, (n) => new Int32Array(n), 1);
     this.startOf = resize(this.startOf, (n) => new Int32Array(n), 1);
     this.linesOf = resize(this.linesOf, (n) => new Int32Array(n), 1);
+    if (this.basis) this.listOf = resize(this.listOf, (n) => new Int32Array(n), 1);
     this.capacity = capacity;
   }
 
+  /** Projects the slot's vector on the basis and files it in the list of its nearest centroid. */
   private project(slot: number) {
     const d = this.dimensions;
     for (let r = 0; r < REDUCED; r++)
       this.reduced[slot * REDUCED + r] = dot(this.basis!, r * d, this.vectors, slot * d, d);
+    const list = this.nearest(this.reduced, slot * REDUCED);
+    this.listOf[slot] = list;
+    this.lists[list]!.push(slot);
+  }
+
+  private nearest(points: Float32Array, offset: number) {
+    let best = 0;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    const count = this.centroids.length / REDUCED;
+    for (let c = 0; c < count; c++) {
+      const score = dot(this.centroids, c * REDUCED, points, offset, REDUCED);
+      if (score > bestScore) {
+        bestScore = score;
+        best = c;
+      }
+    }
+    return best;
   }
 
   /** Sets an episode's passages (none: the episode leaves the index). */
@@ -155,6 +184,11 @@ export class VectorIndex {
     for (const slot of this.slotsOf[e]!) {
       this.episodeOf[slot] = -1;
       this.free.push(slot);
+      if (this.basis) {
+        const list = this.lists[this.listOf[slot]!]!;
+        list[list.indexOf(slot)] = list.at(-1)!;
+        list.pop();
+      }
     }
     this.live -= this.slotsOf[e]!.length;
     const slots: number[] = [];
@@ -211,7 +245,30 @@ export class VectorIndex {
       basis = next;
     }
     this.basis = basis;
+    // Centroids: k-means (spherical: by dot product) on the sample's reduced vectors.
+    const points = new Float32Array(sample.length * REDUCED);
+    sample.forEach((s, i) => {
+      for (let r = 0; r < REDUCED; r++) points[i * REDUCED + r] = dot(basis, r * d, this.vectors, s * d, d);
+    });
+    const lists = Math.min(LISTS, sample.length);
+    const spacing = Math.floor(sample.length / lists);
+    this.centroids = new Float32Array(lists * REDUCED);
+    for (let c = 0; c < lists; c++)
+      this.centroids.set(points.subarray(c * spacing * REDUCED, (c * spacing + 1) * REDUCED), c * REDUCED);
+    for (let round = 0; round < KMEANS_ROUNDS; round++) {
+      const sums = new Float32Array(lists * REDUCED);
+      const counts = new Int32Array(lists);
+      for (let i = 0; i < sample.length; i++) {
+        const c = this.nearest(points, i * REDUCED);
+        counts[c]!++;
+        for (let r = 0; r < REDUCED; r++) sums[c * REDUCED + r]! += points[i * REDUCED + r]!;
+      }
+      for (let c = 0; c < lists; c++)
+        if (counts[c]! > 0) this.centroids.set(sums.subarray(c * REDUCED, (c + 1) * REDUCED).map((v) => v / counts[c]!), c * REDUCED);
+    }
+    this.lists = Array.from({ length: lists }, () => []);
     this.reduced = new Float32Array(this.capacity * REDUCED);
+    this.listOf = new Int32Array(this.capacity);
     for (let s = 0; s < this.used; s++) if (this.episodeOf[s]! >= 0) this.project(s);
   }
 
@@ -255,11 +312,19 @@ export class VectorIndex {
       for (let r = 0; r < REDUCED; r++) q[r] = dot(this.basis, r * d, query, 0, d);
       const pool = new TopK(Math.max(POOL, k));
       const reduced = this.reduced;
-      for (let s = 0; s < this.used; s++) {
-        const e = this.episodeOf[s]!;
-        if (e < 0 || (mask && !mask[e])) continue;
-        const score = dot(q, 0, reduced, s * REDUCED, REDUCED);
-        if (score > pool.floor) pool.push(score, s);
+      const order = this.lists
+        .map((_, c) => ({ c, score: dot(this.centroids, c * REDUCED, q, 0, REDUCED) }))
+        .sort((a, b) => b.score - a.score);
+      let scanned = 0;
+      for (const [probed, { c }] of order.entries()) {
+        if (probed >= PROBES && scanned >= MIN_SCANNED) break;
+        for (const s of this.lists[c]!) {
+          const e = this.episodeOf[s]!;
+          if (e < 0 || (mask && !mask[e])) continue;
+          scanned++;
+          const score = dot(q, 0, reduced, s * REDUCED, REDUCED);
+          if (score > pool.floor) pool.push(score, s);
+        }
       }
       for (let i = 0; i < pool.size; i++) exact(pool.slots[i]!);
     }
