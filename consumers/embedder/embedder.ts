@@ -1,9 +1,9 @@
+import { passagesOf } from '../../projections/passage-embeddings/passages.ts';
 import {
   deleteEmbeddings,
   type EmbeddedEpisode,
   replaceEmbeddings,
 } from '../../projections/passage-embeddings/queries.ts';
-import { passagesOf } from '../../projections/passage-embeddings/passages.ts';
 import { storedLines } from '../../projections/transcripts/projection.ts';
 import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
@@ -23,7 +23,8 @@ function newestEpisodes(events: readonly RecordedEvent[]) {
   for (const event of events) {
     const data = event.data as EpisodeTranscribed;
     const seen = latest.get(data.episode.id);
-    if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at)) latest.set(data.episode.id, data);
+    if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at))
+      latest.set(data.episode.id, data);
   }
   return [...latest.values()];
 }

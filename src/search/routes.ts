@@ -18,14 +18,6 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
-import {
-  assertSemanticTimeseries,
-  semanticSearchPage,
-  semanticTimeseries,
-  withSemanticFloor,
-} from './semantic/answers.ts';
-import type { EmbeddingProvider } from './semantic/provider.ts';
-import { semanticOf } from './semantic/semantic.ts';
 import { around, entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
 import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
@@ -37,6 +29,14 @@ import {
   searchQuerySchema,
   timeseriesSchema,
 } from './schemas.ts';
+import {
+  assertSemanticTimeseries,
+  semanticSearchPage,
+  semanticTimeseries,
+  withSemanticFloor,
+} from './semantic/answers.ts';
+import type { EmbeddingProvider } from './semantic/provider.ts';
+import { semanticOf } from './semantic/semantic.ts';
 import { bucketsOf, timeseriesOf } from './timeseries.ts';
 
 interface SearchQuery extends FilterQuery {
@@ -140,12 +140,23 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
           if (data.length === 0 && offset === 0)
             page.diagnostics = await diagnose(
               withSemanticFloor(
-                activeFilters(filters, q, async (scope, keywords) =>
-                  (await semanticSearchPage(app.db, semantic, text, { ...filters, scope, keywords }, {
-                    sort: 'relevance',
-                    limit: 1,
-                    offset: 0,
-                  })).data.length > 0,
+                activeFilters(
+                  filters,
+                  q,
+                  async (scope, keywords) =>
+                    (
+                      await semanticSearchPage(
+                        app.db,
+                        semantic,
+                        text,
+                        { ...filters, scope, keywords },
+                        {
+                          sort: 'relevance',
+                          limit: 1,
+                          offset: 0,
+                        },
+                      )
+                    ).data.length > 0,
                 ),
                 () => anyEpisode(app.db, filters.scope, filters.keywords),
               ),

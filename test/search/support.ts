@@ -1,5 +1,6 @@
-import { pino } from 'pino';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
+import { embedder } from '../../consumers/embedder/embedder.ts';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { clipsProjection } from '../../projections/clips/projection.ts';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
@@ -12,7 +13,6 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
-import { embedder } from '../../consumers/embedder/embedder.ts';
 import { searchCapability } from '../../src/search/capability.ts';
 import type { EmbeddingProvider } from '../../src/search/semantic/provider.ts';
 import { catchUpSubscription } from '../../src/subscriptions/runner.ts';
@@ -65,7 +65,8 @@ export async function searchHarness(engine: Engine, provider?: EmbeddingProvider
       await ingestEvents(store, events);
       for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
         await catchUp(db, store, projection);
-      if (provider) await catchUpSubscription(db, store, embedder(provider), { retries: 1, retryDelayMs: 10 });
+      if (provider)
+        await catchUpSubscription(db, store, embedder(provider), { retries: 1, retryDelayMs: 10 });
     },
     get,
     async json(url, query) {

@@ -33,16 +33,24 @@ export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
     };
     if (request.method !== 'POST' || request.url !== '/v1/embeddings')
       return answer(404, { error: { message: 'not found' } });
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[] };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      model: string;
+      input: string | string[];
+    };
     const input = Array.isArray(body.input) ? body.input : [body.input];
     standin.requests.push({ model: body.model, input, authorization: request.headers.authorization });
-    if (standin.failWith !== undefined) return answer(standin.failWith, { error: { message: 'unavailable' } });
+    if (standin.failWith !== undefined)
+      return answer(standin.failWith, { error: { message: 'unavailable' } });
     if (input.some((text) => text.includes('POISON')))
       return answer(400, { error: { message: 'input rejected', type: 'invalid_request_error' } });
     answer(200, {
       object: 'list',
       model: body.model,
-      data: input.map((text, index) => ({ object: 'embedding', index, embedding: [...sentenceVector(text)] })),
+      data: input.map((text, index) => ({
+        object: 'embedding',
+        index,
+        embedding: [...sentenceVector(text)],
+      })),
       usage: { prompt_tokens: 0, total_tokens: 0 },
     });
   });

@@ -57,7 +57,10 @@ export async function semanticSearchPage(
 }
 
 /** The relaxations of an empty semantic page: the filters, then the similarity floor itself. */
-export function withSemanticFloor(filters: ActiveFilter[], anyWithout: () => Promise<boolean>): ActiveFilter[] {
+export function withSemanticFloor(
+  filters: ActiveFilter[],
+  anyWithout: () => Promise<boolean>,
+): ActiveFilter[] {
   return [
     ...filters,
     {
@@ -73,17 +76,29 @@ export function withSemanticFloor(filters: ActiveFilter[], anyWithout: () => Pro
  * 422s of a semantic timeseries: `since` is required, the range is at most about two years, and
  * keyword_search cannot be combined with it.
  */
-export function assertSemanticTimeseries(q: { keyword_search?: string | undefined; since?: string | undefined }, since: Date | undefined, until: Date) {
+export function assertSemanticTimeseries(
+  q: { keyword_search?: string | undefined; since?: string | undefined },
+  since: Date | undefined,
+  until: Date,
+) {
   if (q.keyword_search !== undefined)
     throw new ValidationError(
       'conflicting_parameters',
       'A semantic timeseries cannot be combined with keyword_search.',
-      [{ location: 'query.keyword_search', message: 'not allowed with semantic_search', value: q.keyword_search }],
+      [
+        {
+          location: 'query.keyword_search',
+          message: 'not allowed with semantic_search',
+          value: q.keyword_search,
+        },
+      ],
     );
   if (since === undefined)
-    throw new ValidationError('since_required', 'A semantic timeseries needs since (published at or after).', [
-      { location: 'query.since', message: 'required with semantic_search' },
-    ]);
+    throw new ValidationError(
+      'since_required',
+      'A semantic timeseries needs since (published at or after).',
+      [{ location: 'query.since', message: 'required with semantic_search' }],
+    );
   if (until.getTime() - since.getTime() > MAX_RANGE_DAYS * DAY)
     throw new ValidationError(
       'range_too_large',

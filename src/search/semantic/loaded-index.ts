@@ -45,10 +45,13 @@ export class LoadedIndex {
         changed.map((row) => [row.episode_id, []]),
       );
       for (const row of rows)
-        byEpisode.get(row.episode_id)?.push({ start: row.start, lines: row.lines, vector: fromBytes(row.vector) });
+        byEpisode
+          .get(row.episode_id)
+          ?.push({ start: row.start, lines: row.lines, vector: fromBytes(row.vector) });
       for (const [id, passages] of byEpisode) {
         const first = passages[0];
-        if (this.index === undefined && first !== undefined) this.index = new VectorIndex(first.vector.length);
+        if (this.index === undefined && first !== undefined)
+          this.index = new VectorIndex(first.vector.length);
         this.index?.replaceEpisode(id, passages);
       }
       const last = changed.at(-1)!;

@@ -32,14 +32,18 @@ export function openAiProvider(options: EmbeddingsConfig): EmbeddingProvider {
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
       } catch (error) {
-        throw new EmbeddingsUnavailable(`embeddings API unreachable: ${(error as Error).message}`, { cause: error });
+        throw new EmbeddingsUnavailable(`embeddings API unreachable: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       if (response.status === 429 || response.status >= 500) {
         await response.body?.cancel();
         throw new EmbeddingsUnavailable(`embeddings API answered ${response.status}`);
       }
       if (!response.ok)
-        throw new Error(`embeddings API answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+        throw new Error(
+          `embeddings API answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+        );
       const body = (await response.json()) as EmbeddingsResponse;
       const vectors: Float32Array[] = new Array(texts.length);
       for (const [i, item] of (body.data ?? []).entries()) {
@@ -49,7 +53,9 @@ export function openAiProvider(options: EmbeddingsConfig): EmbeddingProvider {
         vectors[at] = normalize(Float32Array.from(item.embedding as number[]));
       }
       if (vectors.filter(Boolean).length !== texts.length)
-        throw new Error(`embeddings API answered ${body.data?.length ?? 0} embeddings for ${texts.length} inputs`);
+        throw new Error(
+          `embeddings API answered ${body.data?.length ?? 0} embeddings for ${texts.length} inputs`,
+        );
       return vectors;
     },
   };

@@ -1,10 +1,10 @@
-import type { Db } from '../../db/db.ts';
 import { catalogEpisodesByIds } from '../../../projections/catalog-episodes/queries.ts';
 import {
   type EpisodeScope,
   type KeywordFilter,
   searchEpisodes,
 } from '../../../projections/search-passages/queries.ts';
+import type { Db } from '../../db/db.ts';
 import { UnavailableError } from '../../errors.ts';
 import { LoadedIndex } from './loaded-index.ts';
 import { type EmbeddingProvider, EmbeddingsUnavailable } from './provider.ts';
@@ -48,9 +48,14 @@ async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Fl
     return vector!;
   } catch (error) {
     if (error instanceof EmbeddingsUnavailable)
-      throw new UnavailableError('embeddings_unavailable', 'The embeddings provider cannot answer now; retry later.', [], {
-        cause: error,
-      });
+      throw new UnavailableError(
+        'embeddings_unavailable',
+        'The embeddings provider cannot answer now; retry later.',
+        [],
+        {
+          cause: error,
+        },
+      );
     throw error;
   }
 }
@@ -77,15 +82,30 @@ export async function semanticEpisodes(
   keywords: KeywordFilter | undefined,
   passages = SEARCH_PASSAGES,
 ): Promise<SemanticEpisode[]> {
-  const [query, allowed] = await Promise.all([embedQuery(semantic.provider, text), scoped(db, scope, keywords)]);
+  const [query, allowed] = await Promise.all([
+    embedQuery(semantic.provider, text),
+    scoped(db, scope, keywords),
+  ]);
   if (allowed?.length === 0) return [];
   const index = await semantic.index.current();
-  const hits = index?.search(query, passages, semantic.provider.minSimilarity, allowed?.map((a) => a.id)) ?? [];
+  const hits =
+    index?.search(
+      query,
+      passages,
+      semantic.provider.minSimilarity,
+      allowed?.map((a) => a.id),
+    ) ?? [];
   const byEpisode = new Map<string, SemanticEpisode>();
   for (const hit of hits) {
     const found = byEpisode.get(hit.episodeId);
     if (found) found.passages.push(hit);
-    else byEpisode.set(hit.episodeId, { episode_id: hit.episodeId, score: hit.score, source: 'semantic', passages: [hit] });
+    else
+      byEpisode.set(hit.episodeId, {
+        episode_id: hit.episodeId,
+        score: hit.score,
+        source: 'semantic',
+        passages: [hit],
+      });
   }
   const dates = new Map(allowed?.map((a) => [a.id, a.published_at]));
   const episodes = [...byEpisode.values()];
@@ -110,11 +130,12 @@ export async function semanticEpisodes(
 export async function byRecency(db: Db, episodes: SemanticEpisode[]): Promise<SemanticEpisode[]> {
   const missing = episodes.filter((e) => e.published_at === undefined).map((e) => e.episode_id);
   if (missing.length) {
-    const dates = new Map((await catalogEpisodesByIds(db, missing)).map((e) => [e.id, new Date(e.published_at)]));
+    const dates = new Map(
+      (await catalogEpisodesByIds(db, missing)).map((e) => [e.id, new Date(e.published_at)]),
+    );
     for (const e of episodes) e.published_at ??= dates.get(e.episode_id) ?? new Date(0);
   }
   return [...episodes].sort(
-    (a, b) =>
-      b.published_at!.getTime() - a.published_at!.getTime() || (a.episode_id < b.episode_id ? 1 : -1),
+    (a, b) => b.published_at!.getTime() - a.published_at!.getTime() || (a.episode_id < b.episode_id ? 1 : -1),
   );
 }

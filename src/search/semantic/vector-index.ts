@@ -70,9 +70,10 @@ class TopK {
   }
   /** Slots, best first. */
   sorted(): { slot: number; score: number }[] {
-    return Array.from({ length: this.size }, (_, i) => ({ slot: this.slots[i]!, score: this.scores[i]! })).sort(
-      (a, b) => b.score - a.score,
-    );
+    return Array.from({ length: this.size }, (_, i) => ({
+      slot: this.slots[i]!,
+      score: this.scores[i]!,
+    })).sort((a, b) => b.score - a.score);
   }
 }
 
@@ -173,7 +174,10 @@ export class VectorIndex {
   }
 
   /** Sets an episode's passages (none: the episode leaves the index). */
-  replaceEpisode(episodeId: string, passages: readonly { start: number; lines: number; vector: Float32Array }[]) {
+  replaceEpisode(
+    episodeId: string,
+    passages: readonly { start: number; lines: number; vector: Float32Array }[],
+  ) {
     let e = this.episodeIndex.get(episodeId);
     if (e === undefined) {
       e = this.episodes.length;
@@ -264,7 +268,11 @@ export class VectorIndex {
         for (let r = 0; r < REDUCED; r++) sums[c * REDUCED + r]! += points[i * REDUCED + r]!;
       }
       for (let c = 0; c < lists; c++)
-        if (counts[c]! > 0) this.centroids.set(sums.subarray(c * REDUCED, (c + 1) * REDUCED).map((v) => v / counts[c]!), c * REDUCED);
+        if (counts[c]! > 0)
+          this.centroids.set(
+            sums.subarray(c * REDUCED, (c + 1) * REDUCED).map((v) => v / counts[c]!),
+            c * REDUCED,
+          );
     }
     this.lists = Array.from({ length: lists }, () => []);
     this.reduced = new Float32Array(this.capacity * REDUCED);

@@ -73,7 +73,9 @@ function loadTable(): Table {
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 /** The SIF-weighted mean of the text's known words, unit length; zero when none is known. */
-export function sentenceVector(text: string, t: Table = (table ??= loadTable())): Float32Array {
+export function sentenceVector(text: string): Float32Array {
+  table ??= loadTable();
+  const t = table;
   const out = new Float32Array(DIMENSIONS);
   for (const match of text.toLowerCase().matchAll(WORD)) {
     const slot = t.index.get(match[0]) ?? t.index.get(match[0].replace(/['’].*/, ''));

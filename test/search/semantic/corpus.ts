@@ -14,9 +14,48 @@ const CHATTER = [
   'I totally agree with what you just said.',
   'Anyway, where were we?',
 ];
-const SUBJECTS = ['The mayor', 'My neighbor', 'A senator', 'The coach', 'Our producer', 'The professor', 'A farmer', 'The chef', 'My cousin', 'The pilot', 'A lawyer', 'The artist'];
-const VERBS = ['talked about', 'complained about', 'wrote a report on', 'asked me about', 'gave a speech on', 'made a joke about', 'spent the day on', 'argued over'];
-const OBJECTS = ['the new stadium', 'the city budget', 'a local bakery', 'the school board', 'an old bridge', 'the county fair', 'a bicycle lane', 'the museum opening', 'a parking garage', 'the library hours', 'the river cleanup', 'a jazz festival', 'the train schedule', 'a painting class', 'the farmers market', 'a charity auction'];
+const SUBJECTS = [
+  'The mayor',
+  'My neighbor',
+  'A senator',
+  'The coach',
+  'Our producer',
+  'The professor',
+  'A farmer',
+  'The chef',
+  'My cousin',
+  'The pilot',
+  'A lawyer',
+  'The artist',
+];
+const VERBS = [
+  'talked about',
+  'complained about',
+  'wrote a report on',
+  'asked me about',
+  'gave a speech on',
+  'made a joke about',
+  'spent the day on',
+  'argued over',
+];
+const OBJECTS = [
+  'the new stadium',
+  'the city budget',
+  'a local bakery',
+  'the school board',
+  'an old bridge',
+  'the county fair',
+  'a bicycle lane',
+  'the museum opening',
+  'a parking garage',
+  'the library hours',
+  'the river cleanup',
+  'a jazz festival',
+  'the train schedule',
+  'a painting class',
+  'the farmers market',
+  'a charity auction',
+];
 
 /** A line of small talk or a sentence about everyday local news, from a seeded generator. */
 function filler(random: () => number): string {
@@ -33,7 +72,8 @@ export const relevantEpisodeId = (i: number) => `rel-${i}`;
 export function relevanceCorpus(distractors: number): EpisodeTranscribed[] {
   const random = prng(7);
   const episodes: EpisodeTranscribed[] = [];
-  const day = (i: number) => new Date(Date.parse('2026-11-01T00:00:00Z') - (i % 700) * 86_400_000).toISOString();
+  const day = (i: number) =>
+    new Date(Date.parse('2026-11-01T00:00:00Z') - (i % 700) * 86_400_000).toISOString();
   PAIRS.forEach((pair, i) => {
     const lines = [
       ...Array.from({ length: 5 }, () => filler(random)),

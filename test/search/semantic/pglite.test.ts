@@ -11,7 +11,10 @@ describe('semantic search on the embedded PGlite default', () => {
       episodeEvent({
         id: 'ep-ev',
         publishedAt: '2026-10-01T08:00:00Z',
-        lines: ['My new EV drives four hundred miles between charges.', 'The lithium pack makes that possible.'],
+        lines: [
+          'My new EV drives four hundred miles between charges.',
+          'The lithium pack makes that possible.',
+        ],
       }),
       episodeEvent({
         id: 'ep-bread',
@@ -23,7 +26,9 @@ describe('semantic search on the embedded PGlite default', () => {
   afterAll(() => h?.close());
 
   it('embeds transcripts, ranks by meaning and counts a semantic timeseries', async () => {
-    const search = await h.json('/v1/podcasts/episodes/search', { semantic_search: 'electric car battery range' });
+    const search = await h.json('/v1/podcasts/episodes/search', {
+      semantic_search: 'electric car battery range',
+    });
     expect(search.body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-ev']);
     const hybrid = await h.json('/v1/podcasts/episodes/search', {
       semantic_search: 'baking bread at home',

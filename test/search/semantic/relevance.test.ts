@@ -21,7 +21,8 @@ async function recallAt10(query: (text: string) => Record<string, string>) {
   for (const [i, pair] of PAIRS.entries()) {
     const { status, body } = await h.json(SEARCH, { ...query(pair.query), limit: '10' });
     expect(status).toBe(200);
-    if (body.data.some((item: { episode: { id: string } }) => item.episode.id === relevantEpisodeId(i))) found++;
+    if (body.data.some((item: { episode: { id: string } }) => item.episode.id === relevantEpisodeId(i)))
+      found++;
   }
   return found / PAIRS.length;
 }

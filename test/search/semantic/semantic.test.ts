@@ -4,8 +4,8 @@ import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { ingestEvents } from '../../../src/ingestion/ingest.ts';
 import { openAiProvider } from '../../../src/search/semantic/openai.ts';
 import { BUILTIN_MODEL, builtinProvider } from '../../../src/search/semantic/word-vectors.ts';
-import { catchUpSubscription } from '../../../src/subscriptions/runner.ts';
 import { listParked } from '../../../src/subscriptions/parked.ts';
+import { catchUpSubscription } from '../../../src/subscriptions/runner.ts';
 import { eventually } from '../../e2e/harness.ts';
 import { episodeEvent } from '../../fixtures/events.ts';
 import { type EmbeddingsStandin, startEmbeddingsStandin } from '../../support/embeddings-standin.ts';
@@ -62,7 +62,9 @@ describe('semantic search with the built-in model', () => {
   afterAll(() => h?.close());
 
   it('finds passages by meaning, marks their lines and reports the source and similarity', async () => {
-    const { status, body } = await h.json(SEARCH, { semantic_search: 'central banks raising interest rates' });
+    const { status, body } = await h.json(SEARCH, {
+      semantic_search: 'central banks raising interest rates',
+    });
     expect(status).toBe(200);
     expect(ids(body).slice(0, 2).sort()).toEqual(['ep-loans', 'ep-rates']);
     expect(ids(body)).not.toContain('ep-garden');
@@ -119,9 +121,18 @@ describe('semantic search with the built-in model', () => {
   it('explains an empty page: nothing close enough in meaning names semantic_search', async () => {
     const { body } = await h.json(SEARCH, { semantic_search: 'zxqv wplk' });
     expect(body.data).toEqual([]);
-    expect(body.diagnostics).toMatchObject({ filter: 'semantic_search', retry_with: { semantic_search: null } });
-    const filtered = await h.json(SEARCH, { semantic_search: 'growing tomatoes', podcast_id: 'money-matters' });
-    expect(filtered.body.diagnostics).toMatchObject({ filter: 'podcast_id', retry_with: { podcast_id: null } });
+    expect(body.diagnostics).toMatchObject({
+      filter: 'semantic_search',
+      retry_with: { semantic_search: null },
+    });
+    const filtered = await h.json(SEARCH, {
+      semantic_search: 'growing tomatoes',
+      podcast_id: 'money-matters',
+    });
+    expect(filtered.body.diagnostics).toMatchObject({
+      filter: 'podcast_id',
+      retry_with: { podcast_id: null },
+    });
   });
 
   it('counts close passages per bucket in a semantic timeseries', async () => {
@@ -146,7 +157,11 @@ describe('semantic search with the built-in model', () => {
     const cases: [Record<string, string>, string, string][] = [
       [query, 'since_required', 'query.since'],
       [{ ...query, since: '2024-01-01', until: '2026-11-01' }, 'range_too_large', 'query.since'],
-      [{ ...query, since: '2026-01-01', keyword_search: 'rates' }, 'conflicting_parameters', 'query.keyword_search'],
+      [
+        { ...query, since: '2026-01-01', keyword_search: 'rates' },
+        'conflicting_parameters',
+        'query.keyword_search',
+      ],
     ];
     for (const [params, code, location] of cases) {
       const { status, body } = await h.json(SERIES, params);
@@ -161,7 +176,9 @@ describe('semantic search with the built-in model', () => {
       "select model, count(*)::int as n from passage_embeddings where episode_id = 'ep-garden' group by model",
     );
     expect(rows).toEqual([{ model: BUILTIN_MODEL, n: 2 }]);
-    await h.ingest([{ ...epGarden, event_id: 'garden-v2', occurred_at: '2026-11-21T10:00:00Z', transcript: { lines: [] } }]);
+    await h.ingest([
+      { ...epGarden, event_id: 'garden-v2', occurred_at: '2026-11-21T10:00:00Z', transcript: { lines: [] } },
+    ]);
     // The index follows the change feed below the oldest open transaction of the server: poll.
     const found = await eventually(async () => {
       const { status, body } = await h.json(SEARCH, { semantic_search: 'growing tomatoes in the garden' });
@@ -189,7 +206,9 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     await h.ingest([epRates, epGarden]);
     const { body } = await h.json(SEARCH, { semantic_search: 'central banks raising interest rates' });
     expect(ids(body)).toEqual(['ep-rates']);
-    expect(api.requests.every((r) => r.model === 'standin-a' && r.authorization === 'Bearer sk-test')).toBe(true);
+    expect(api.requests.every((r) => r.model === 'standin-a' && r.authorization === 'Bearer sk-test')).toBe(
+      true,
+    );
     const { rows } = await h.db.query<{ model: string }>('select distinct model from passage_embeddings');
     expect(rows).toEqual([{ model: 'standin-a' }]);
   });
@@ -208,7 +227,9 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     const later = episodeEvent({ id: 'ep-later', lines: ['The central bank cut rates today.', ...CHATTER] });
     await ingestEvents(h.store, [later]);
     const provider = openAiProvider({ ...config('standin-a'), url: api.url });
-    await expect(catchUpSubscription(h.db, h.store, embedder(provider), { retries: 0 })).rejects.toThrow(/503/);
+    await expect(catchUpSubscription(h.db, h.store, embedder(provider), { retries: 0 })).rejects.toThrow(
+      /503/,
+    );
     const query = await h.json(SEARCH, { semantic_search: 'interest rates' });
     expect(query.status).toBe(503);
     expect(query.body.error_code).toBe('embeddings_unavailable');
