@@ -5,6 +5,7 @@
 // next to the bare index search and an exact scan of the same index, in the same run, and the
 // recall@10 of the index search against the exact scan.
 //   BENCH_PASSAGES (default 1,000,000) passages of 5 lines, 400 per episode; BENCH_REQUESTS (200).
+//   Queries are 6 words drawn from the topic words of a random episode of the corpus.
 import { randomBytes } from 'node:crypto';
 import { openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -93,6 +94,8 @@ const db = openPostgres({ connectionString: BASE_URL, schema, max: 8 });
 try {
   await migrate(db);
   await builtinProvider.embed(['warm up the word vectors']);
+  // Each episode's topic words: queries are drawn from them, as users ask about what was said.
+  const topics: string[][] = [];
   let embedMs = 0;
   let writeMs = 0;
   const BATCH = 10;
@@ -100,6 +103,7 @@ try {
     const episodes: EmbeddedEpisode[] = [];
     for (let e = first; e < Math.min(EPISODES, first + BATCH); e++) {
       const topic = topicOf();
+      topics.push(topic);
       const count = Math.min(PER_EPISODE, PASSAGES - e * PER_EPISODE);
       const texts = Array.from({ length: count }, () => passage(topic));
       const started = performance.now();
@@ -148,7 +152,7 @@ try {
   );
 
   const queries = Array.from({ length: 200 }, () => {
-    const topic = topicOf();
+    const topic = topics[Math.floor(random() * topics.length)]!;
     return Array.from({ length: 6 }, () => zipf(topic)).join(' ');
   });
   const vectors = await builtinProvider.embed(queries);

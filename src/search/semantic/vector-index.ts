@@ -1,20 +1,30 @@
 /**
  * The in-memory vector index of one API process (docs/semantic-search.md, "Vector search").
  *
- * Small scopes are ranked exactly. Past EXACT_LIMIT candidate passages the index is an IVF over a
- * reduced space: when it first holds EXACT_LIMIT passages it fits the REDUCED principal
- * directions of its vectors and LISTS centroids (k-means) in that space; every passage is kept in
- * the list of its nearest centroid. A query visits the lists nearest to it (at least PROBES, and
- * until MIN_SCANNED allowed passages were seen), ranks what it finds by the reduced vectors, and
- * ranks the best POOL again on their full vectors. Filters come first: a passage outside the
+ * Small scopes are ranked exactly. Past `exactLimit` candidate passages the index is an IVF over
+ * a reduced space: when it first holds `exactLimit` passages it fits the `reduced` principal
+ * directions of its vectors and `lists` centroids (k-means) in that space; every passage is kept
+ * in the list of its nearest centroid. A query visits the lists nearest to it (at least `probes`,
+ * and until `minScanned` allowed passages were seen), ranks what it finds by the reduced vectors,
+ * and ranks the best `pool` again on their full vectors. Filters come first: a passage outside the
  * allowed episodes is never scored.
  */
-const EXACT_LIMIT = 50_000;
-const REDUCED = 24;
-const LISTS = 256;
-const PROBES = 12;
-const MIN_SCANNED = 30_000;
-const POOL = 4000;
+interface Tuning {
+  exactLimit: number;
+  reduced: number;
+  lists: number;
+  probes: number;
+  minScanned: number;
+  pool: number;
+}
+const DEFAULT_TUNING: Tuning = {
+  exactLimit: 50_000,
+  reduced: 24,
+  lists: 256,
+  probes: 16,
+  minScanned: 40_000,
+  pool: 4000,
+};
 const FIT_SAMPLE = 20_000;
 const FIT_ROUNDS = 6;
 const KMEANS_ROUNDS = 8;
@@ -105,15 +115,21 @@ export class VectorIndex {
   private readonly episodes: string[] = [];
   private readonly episodeIndex = new Map<string, number>();
   private readonly slotsOf: number[][] = [];
-  /** REDUCED × dimensions, rows orthonormal; null until fitted. */
+  /** reduced × dimensions, rows orthonormal; null until fitted. */
   private basis: Float32Array | null = null;
-  /** LISTS × REDUCED centroids, each slot's list, and the slots of each list. */
+  /** lists × reduced centroids, each slot's list, and the slots of each list. */
   private centroids = new Float32Array(0);
   private listOf = new Int32Array(0);
   private lists: number[][] = [];
   private live = 0;
 
-  constructor(readonly dimensions: number) {}
+  private readonly t: Tuning;
+  constructor(
+    readonly dimensions: number,
+    tuning: Partial<Tuning> = {},
+  ) {
+    this.t = { ...DEFAULT_TUNING, ...tuning };
+  }
 
   /** Passages held. */
   get size() {
@@ -141,7 +157,7 @@ export class VectorIndex {
       return next;
     };
     this.vectors = resize(this.vectors, (n) => new Float32Array(n), d);
-    if (this.basis) this.reduced = resize(this.reduced, (n) => new Float32Array(n), REDUCED);
+    if (this.basis) this.reduced = resize(this.reduced, (n) => new Float32Array(n), this.t.reduced);
     this.episodeOf = resize(this.episodeOf, (n) => new Int32Array(n), 1);
     this.startOf = resize(this.startOf, (n) => new Int32Array(n), 1);
     this.linesOf = resize(this.linesOf, (n) => new Int32Array(n), 1);
@@ -152,9 +168,9 @@ export class VectorIndex {
   /** Projects the slot's vector on the basis and files it in the list of its nearest centroid. */
   private project(slot: number) {
     const d = this.dimensions;
-    for (let r = 0; r < REDUCED; r++)
-      this.reduced[slot * REDUCED + r] = dot(this.basis!, r * d, this.vectors, slot * d, d);
-    const list = this.nearest(this.reduced, slot * REDUCED);
+    for (let r = 0; r < this.t.reduced; r++)
+      this.reduced[slot * this.t.reduced + r] = dot(this.basis!, r * d, this.vectors, slot * d, d);
+    const list = this.nearest(this.reduced, slot * this.t.reduced);
     this.listOf[slot] = list;
     this.lists[list]!.push(slot);
   }
@@ -162,9 +178,9 @@ export class VectorIndex {
   private nearest(points: Float32Array, offset: number) {
     let best = 0;
     let bestScore = Number.NEGATIVE_INFINITY;
-    const count = this.centroids.length / REDUCED;
+    const count = this.centroids.length / this.t.reduced;
     for (let c = 0; c < count; c++) {
-      const score = dot(this.centroids, c * REDUCED, points, offset, REDUCED);
+      const score = dot(this.centroids, c * this.t.reduced, points, offset, this.t.reduced);
       if (score > bestScore) {
         bestScore = score;
         best = c;
@@ -212,7 +228,7 @@ export class VectorIndex {
     }
     this.slotsOf[e] = slots;
     this.live += slots.length;
-    if (!this.basis && this.live >= EXACT_LIMIT) this.fit();
+    if (!this.basis && this.live >= this.t.exactLimit) this.fit();
   }
 
   /**
@@ -229,16 +245,16 @@ export class VectorIndex {
       seed = (seed * 16807) % 2147483647;
       return seed / 2147483647 - 0.5;
     };
-    let basis = Float32Array.from({ length: REDUCED * d }, random);
-    const xv = new Float32Array(REDUCED);
+    let basis = Float32Array.from({ length: this.t.reduced * d }, random);
+    const xv = new Float32Array(this.t.reduced);
     for (let round = 0; round < FIT_ROUNDS; round++) {
-      const next = new Float32Array(REDUCED * d);
+      const next = new Float32Array(this.t.reduced * d);
       for (const s of sample) {
-        for (let r = 0; r < REDUCED; r++) xv[r] = dot(basis, r * d, this.vectors, s * d, d);
-        for (let r = 0; r < REDUCED; r++)
+        for (let r = 0; r < this.t.reduced; r++) xv[r] = dot(basis, r * d, this.vectors, s * d, d);
+        for (let r = 0; r < this.t.reduced; r++)
           for (let k = 0; k < d; k++) next[r * d + k]! += xv[r]! * this.vectors[s * d + k]!;
       }
-      for (let r = 0; r < REDUCED; r++) {
+      for (let r = 0; r < this.t.reduced; r++) {
         for (let q = 0; q < r; q++) {
           const overlap = dot(next, r * d, next, q * d, d);
           for (let k = 0; k < d; k++) next[r * d + k]! -= overlap * next[q * d + k]!;
@@ -250,32 +266,37 @@ export class VectorIndex {
     }
     this.basis = basis;
     // Centroids: k-means (spherical: by dot product) on the sample's reduced vectors.
-    const points = new Float32Array(sample.length * REDUCED);
+    const points = new Float32Array(sample.length * this.t.reduced);
     sample.forEach((s, i) => {
-      for (let r = 0; r < REDUCED; r++) points[i * REDUCED + r] = dot(basis, r * d, this.vectors, s * d, d);
+      for (let r = 0; r < this.t.reduced; r++)
+        points[i * this.t.reduced + r] = dot(basis, r * d, this.vectors, s * d, d);
     });
-    const lists = Math.min(LISTS, sample.length);
+    const lists = Math.min(this.t.lists, sample.length);
     const spacing = Math.floor(sample.length / lists);
-    this.centroids = new Float32Array(lists * REDUCED);
+    this.centroids = new Float32Array(lists * this.t.reduced);
     for (let c = 0; c < lists; c++)
-      this.centroids.set(points.subarray(c * spacing * REDUCED, (c * spacing + 1) * REDUCED), c * REDUCED);
+      this.centroids.set(
+        points.subarray(c * spacing * this.t.reduced, (c * spacing + 1) * this.t.reduced),
+        c * this.t.reduced,
+      );
     for (let round = 0; round < KMEANS_ROUNDS; round++) {
-      const sums = new Float32Array(lists * REDUCED);
+      const sums = new Float32Array(lists * this.t.reduced);
       const counts = new Int32Array(lists);
       for (let i = 0; i < sample.length; i++) {
-        const c = this.nearest(points, i * REDUCED);
+        const c = this.nearest(points, i * this.t.reduced);
         counts[c]!++;
-        for (let r = 0; r < REDUCED; r++) sums[c * REDUCED + r]! += points[i * REDUCED + r]!;
+        for (let r = 0; r < this.t.reduced; r++)
+          sums[c * this.t.reduced + r]! += points[i * this.t.reduced + r]!;
       }
       for (let c = 0; c < lists; c++)
         if (counts[c]! > 0)
           this.centroids.set(
-            sums.subarray(c * REDUCED, (c + 1) * REDUCED).map((v) => v / counts[c]!),
-            c * REDUCED,
+            sums.subarray(c * this.t.reduced, (c + 1) * this.t.reduced).map((v) => v / counts[c]!),
+            c * this.t.reduced,
           );
     }
     this.lists = Array.from({ length: lists }, () => []);
-    this.reduced = new Float32Array(this.capacity * REDUCED);
+    this.reduced = new Float32Array(this.capacity * this.t.reduced);
     this.listOf = new Int32Array(this.capacity);
     for (let s = 0; s < this.used; s++) if (this.episodeOf[s]! >= 0) this.project(s);
   }
@@ -299,7 +320,7 @@ export class VectorIndex {
         mask[e] = 1;
         candidates += this.slotsOf[e]!.length;
       }
-      if (candidates <= EXACT_LIMIT) {
+      if (candidates <= this.t.exactLimit) {
         few = [];
         for (let e = 0; e < mask.length; e++) if (mask[e]) for (const s of this.slotsOf[e]!) few.push(s);
       }
@@ -310,27 +331,27 @@ export class VectorIndex {
       if (score >= minScore && score > best.floor) best.push(score, slot);
     };
     if (few) for (const slot of few) exact(slot);
-    else if (!this.basis || candidates <= EXACT_LIMIT) {
+    else if (!this.basis || candidates <= this.t.exactLimit) {
       for (let s = 0; s < this.used; s++) {
         const e = this.episodeOf[s]!;
         if (e >= 0 && (!mask || mask[e])) exact(s);
       }
     } else {
-      const q = new Float32Array(REDUCED);
-      for (let r = 0; r < REDUCED; r++) q[r] = dot(this.basis, r * d, query, 0, d);
-      const pool = new TopK(Math.max(POOL, k));
+      const q = new Float32Array(this.t.reduced);
+      for (let r = 0; r < this.t.reduced; r++) q[r] = dot(this.basis, r * d, query, 0, d);
+      const pool = new TopK(Math.max(this.t.pool, k));
       const reduced = this.reduced;
       const order = this.lists
-        .map((_, c) => ({ c, score: dot(this.centroids, c * REDUCED, q, 0, REDUCED) }))
+        .map((_, c) => ({ c, score: dot(this.centroids, c * this.t.reduced, q, 0, this.t.reduced) }))
         .sort((a, b) => b.score - a.score);
       let scanned = 0;
       for (const [probed, { c }] of order.entries()) {
-        if (probed >= PROBES && scanned >= MIN_SCANNED) break;
+        if (probed >= this.t.probes && scanned >= this.t.minScanned) break;
         for (const s of this.lists[c]!) {
           const e = this.episodeOf[s]!;
           if (e < 0 || (mask && !mask[e])) continue;
           scanned++;
-          const score = dot(q, 0, reduced, s * REDUCED, REDUCED);
+          const score = dot(q, 0, reduced, s * this.t.reduced, this.t.reduced);
           if (score > pool.floor) pool.push(score, s);
         }
       }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type EmbeddingProvider, normalize } from './provider.ts';
 
@@ -27,39 +27,68 @@ interface Table {
 
 let table: Table | undefined;
 
+const CHUNK = 4 * 2 ** 20;
+
 /**
- * Reads `"word":[v1,…,v100,norm,rank]` entries (in rank order) from the package's JSON without
- * building its 35 million-number object graph: the first VOCABULARY ranks, as one Float32Array.
+ * The `"word":[v1,…,v100,norm,rank]` entries of the package's JSON, in rank order, read a chunk at
+ * a time (the file is 300 MB; the caller stops after the words it keeps).
  */
+function* entries(): Generator<{ word: string; numbers: string[] }> {
+  const fd = openSync(createRequire(import.meta.url).resolve(PACKAGE), 'r');
+  const buffer = Buffer.alloc(CHUNK);
+  let text = '';
+  let position = 0;
+  let inMap = false;
+  try {
+    for (;;) {
+      const read = readSync(fd, buffer, 0, CHUNK, position);
+      if (read === 0) return;
+      position += read;
+      text += buffer.toString('latin1', 0, read);
+      let at = 0;
+      if (!inMap) {
+        // The word list comes first (it holds "vectors" as a word, never followed by :{).
+        const map = text.indexOf('"vectors":{');
+        if (map < 0) {
+          text = text.slice(-16);
+          continue;
+        }
+        at = map + '"vectors":{'.length;
+        inMap = true;
+      }
+      for (;;) {
+        if (text.charCodeAt(at) === 44 /* , */) at++;
+        if (at >= text.length) break;
+        if (text.charCodeAt(at) !== 34 /* " */) return;
+        const close = text.indexOf('":[', at + 1);
+        const stop = close < 0 ? -1 : text.indexOf(']', close);
+        if (stop < 0) break;
+        yield { word: text.slice(at + 1, close), numbers: text.slice(close + 3, stop).split(',') };
+        at = stop + 1;
+      }
+      text = text.slice(at);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first VOCABULARY words as one Float32Array of unit vectors, with their SIF weights. */
 function loadTable(): Table {
-  const text = readFileSync(createRequire(import.meta.url).resolve(PACKAGE), 'latin1');
   const index = new Map<string, number>();
   const vectors = new Float32Array(VOCABULARY * DIMENSIONS);
   const weights = new Float32Array(VOCABULARY);
-  // The word list comes first and holds the key "vectors" too: the map is the last "vectors":{.
-  let at = text.lastIndexOf('"unkVector"');
-  at = text.lastIndexOf('"vectors":{', at) + '"vectors":{'.length;
   let slot = 0;
-  const end = text.length;
-  while (at < end && text.charCodeAt(at) === 34 /* " */) {
-    const close = text.indexOf('":[', at + 1);
-    const word = text.slice(at + 1, close);
-    const stop = text.indexOf(']', close);
-    const numbers = text.slice(close + 3, stop).split(',');
+  for (const { word, numbers } of entries()) {
     const rank = Number(numbers[DIMENSIONS + 1]);
-    // Entries come in rank order: the rest are rarer words.
     if (rank >= VOCABULARY) break;
-    if (!index.has(word)) {
-      const base = slot * DIMENSIONS;
-      for (let k = 0; k < DIMENSIONS; k++) vectors[base + k] = Number(numbers[k]);
-      normalize(vectors.subarray(base, base + DIMENSIONS));
-      const p = 1 / ((rank + 1) * ZIPF_NORM);
-      weights[slot] = SIF_A / (SIF_A + p);
-      index.set(word, slot++);
-    }
-    at = stop + 1;
-    if (text.charCodeAt(at) === 44 /* , */) at++;
-    else break;
+    if (index.has(word)) continue;
+    const base = slot * DIMENSIONS;
+    for (let k = 0; k < DIMENSIONS; k++) vectors[base + k] = Number(numbers[k]);
+    normalize(vectors.subarray(base, base + DIMENSIONS));
+    const p = 1 / ((rank + 1) * ZIPF_NORM);
+    weights[slot] = SIF_A / (SIF_A + p);
+    index.set(word, slot++);
   }
   // The expected sentence vector: each word's weighted vector times its probability.
   const common = new Float32Array(DIMENSIONS);
