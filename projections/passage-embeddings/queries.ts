@@ -51,7 +51,7 @@ export async function deleteEmbeddings(tx: Queryable, model: string) {
   await tx.query('delete from passage_embedding_episodes where model = $1::text', [model]);
 }
 
-/** A position in the change feed: the transaction and sequence of the last row read. */
+/** A position in the change feed: the transaction and sequence of a row. */
 export interface FeedPosition {
   tx: string;
   seq: string;
@@ -59,18 +59,20 @@ export interface FeedPosition {
 
 export const FEED_START: FeedPosition = { tx: '0', seq: '0' };
 
-/**
- * Episodes (re-)embedded after `after`, oldest first, from transactions older than every one still
- * open (so none commits later behind the returned position).
- */
-export async function changedEpisodes(
-  db: Queryable,
-  after: FeedPosition,
-  limit: number,
-): Promise<{ episode_id: string; model: string; tx: string; seq: string }[]> {
-  const { rows } = await db.query<{ episode_id: string; model: string; tx: string; seq: string }>(
-    `select episode_id, model, tx::text as tx, seq::text as seq from passage_embedding_episodes
-      where (tx, seq) > ($1::xid8, $2::bigint) and tx < pg_snapshot_xmin(pg_current_snapshot())
+export interface FeedRow extends FeedPosition {
+  episode_id: string;
+  model: string;
+  /** Written by a transaction older than every one still open: nothing can commit before it. */
+  settled: boolean;
+}
+
+/** Episodes (re-)embedded after `after`, in (transaction, sequence) order. */
+export async function changedEpisodes(db: Queryable, after: FeedPosition, limit: number): Promise<FeedRow[]> {
+  const { rows } = await db.query<FeedRow>(
+    `select episode_id, model, tx::text as tx, seq::text as seq,
+            tx < pg_snapshot_xmin(pg_current_snapshot()) as settled
+       from passage_embedding_episodes
+      where (tx, seq) > ($1::xid8, $2::bigint)
       order by tx, seq limit $3::int`,
     [after.tx, after.seq, limit],
   );

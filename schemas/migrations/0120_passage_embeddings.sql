@@ -13,8 +13,8 @@ create table passage_embeddings (
 );
 
 -- One row per embedded episode, rewritten with each (re-)embedding: the change feed the vector
--- indexes follow. Readers take rows in (tx, seq) order below pg_snapshot_xmin, so a transaction
--- that commits late is never skipped.
+-- indexes follow in (tx, seq) order, moving their position only past transactions older than
+-- pg_snapshot_xmin, so a transaction that commits late is never skipped.
 create table passage_embedding_episodes (
   episode_id text primary key,
   model text not null,
