@@ -51,10 +51,13 @@ export class LoadedIndex {
         fresh.map((row) => [row.episode_id, []]),
       );
       for (const row of rows)
-        byEpisode.get(row.episode_id)?.push({ start: row.start, lines: row.lines, vector: fromBytes(row.vector) });
+        byEpisode
+          .get(row.episode_id)
+          ?.push({ start: row.start, lines: row.lines, vector: fromBytes(row.vector) });
       for (const [id, passages] of byEpisode) {
         const first = passages[0];
-        if (this.index === undefined && first !== undefined) this.index = new VectorIndex(first.vector.length);
+        if (this.index === undefined && first !== undefined)
+          this.index = new VectorIndex(first.vector.length);
         this.index?.replaceEpisode(id, passages);
       }
       for (const row of changed) {
