@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sentenceVector } from '../../src/search/semantic/word-vectors.ts';
+import { builtinProvider } from '../../src/search/semantic/word-vectors.ts';
 
 export interface EmbeddingsStandin {
   /** Base URL: use as EARSHOT_EMBEDDINGS_URL. */
@@ -43,14 +43,11 @@ export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
       return answer(standin.failWith, { error: { message: 'unavailable' } });
     if (input.some((text) => text.includes('POISON')))
       return answer(400, { error: { message: 'input rejected', type: 'invalid_request_error' } });
+    const vectors = await builtinProvider.embed(input);
     answer(200, {
       object: 'list',
       model: body.model,
-      data: input.map((text, index) => ({
-        object: 'embedding',
-        index,
-        embedding: [...sentenceVector(text)],
-      })),
+      data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: [...vector] })),
       usage: { prompt_tokens: 0, total_tokens: 0 },
     });
   });

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type EmbeddingProvider, normalize } from './provider.ts';
 
@@ -25,23 +25,28 @@ interface Table {
   common: Float32Array;
 }
 
-let table: Table | undefined;
+let loading: Promise<Table> | undefined;
+/** The table, read once per process; chunks are read asynchronously so the event loop keeps turning. */
+const table = () => {
+  loading ??= loadTable();
+  return loading;
+};
 
-const CHUNK = 4 * 2 ** 20;
+const CHUNK = 2 ** 19;
 
 /**
  * The `"word":[v1,…,v100,norm,rank]` entries of the package's JSON, in rank order, read a chunk at
  * a time (the file is 300 MB; the caller stops after the words it keeps).
  */
-function* entries(): Generator<{ word: string; numbers: string[] }> {
-  const fd = openSync(createRequire(import.meta.url).resolve(PACKAGE), 'r');
+async function* entries(): AsyncGenerator<{ word: string; numbers: string[] }> {
+  const file = await open(createRequire(import.meta.url).resolve(PACKAGE), 'r');
   const buffer = Buffer.alloc(CHUNK);
   let text = '';
   let position = 0;
   let inMap = false;
   try {
     for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK, position);
+      const { bytesRead: read } = await file.read(buffer, 0, CHUNK, position);
       if (read === 0) return;
       position += read;
       text += buffer.toString('latin1', 0, read);
@@ -69,17 +74,17 @@ function* entries(): Generator<{ word: string; numbers: string[] }> {
       text = text.slice(at);
     }
   } finally {
-    closeSync(fd);
+    await file.close();
   }
 }
 
 /** The first VOCABULARY words as one Float32Array of unit vectors, with their SIF weights. */
-function loadTable(): Table {
+async function loadTable(): Promise<Table> {
   const index = new Map<string, number>();
   const vectors = new Float32Array(VOCABULARY * DIMENSIONS);
   const weights = new Float32Array(VOCABULARY);
   let slot = 0;
-  for (const { word, numbers } of entries()) {
+  for await (const { word, numbers } of entries()) {
     const rank = Number(numbers[DIMENSIONS + 1]);
     if (rank >= VOCABULARY) break;
     if (index.has(word)) continue;
@@ -102,9 +107,7 @@ function loadTable(): Table {
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
 
 /** The SIF-weighted mean of the text's known words, unit length; zero when none is known. */
-export function sentenceVector(text: string): Float32Array {
-  table ??= loadTable();
-  const t = table;
+function sentenceVector(t: Table, text: string): Float32Array {
   const out = new Float32Array(DIMENSIONS);
   for (const match of text.toLowerCase().matchAll(WORD)) {
     const slot = t.index.get(match[0]) ?? t.index.get(match[0].replace(/['’].*/, ''));
@@ -123,6 +126,7 @@ export const builtinProvider: EmbeddingProvider = {
   model: BUILTIN_MODEL,
   minSimilarity: 0.3,
   async embed(texts) {
-    return texts.map((text) => sentenceVector(text));
+    const t = await table();
+    return texts.map((text) => sentenceVector(t, text));
   },
 };
