@@ -29,12 +29,7 @@ import {
   searchQuerySchema,
   timeseriesSchema,
 } from './schemas.ts';
-import {
-  assertSemanticTimeseries,
-  semanticSearchPage,
-  semanticTimeseries,
-  withSemanticFloor,
-} from './semantic/answers.ts';
+import { assertSemanticTimeseries, semanticPage, semanticTimeseries } from './semantic/answers.ts';
 import type { EmbeddingProvider } from './semantic/provider.ts';
 import { semanticOf } from './semantic/semantic.ts';
 import { bucketsOf, timeseriesOf } from './timeseries.ts';
@@ -117,7 +112,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
             'Search what was said in every transcript: keywords in passages of up to 5 lines, with filters',
           description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote}`,
           querystring: searchQuerySchema,
-          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422) },
+          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422, 503) },
         },
       },
       async (request) => {
@@ -125,44 +120,12 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
         const filters = await resolveFilters(app.db, q, true);
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
-        if (q.semantic_search !== undefined) {
-          const text = q.semantic_search;
-          const { data, hasMore } = await semanticSearchPage(app.db, semantic, text, filters, {
-            sort: q.sort,
-            limit: q.limit,
+        if (q.semantic_search !== undefined)
+          return semanticPage(app.db, semantic, q.semantic_search, filters, {
+            query: q,
             offset,
+            next: cursor.next,
           });
-          const page: { data: typeof data; has_more: boolean; cursor?: string; diagnostics?: Diagnostics } = {
-            data,
-            has_more: hasMore,
-          };
-          if (hasMore) page.cursor = cursor.next(offset + q.limit);
-          if (data.length === 0 && offset === 0)
-            page.diagnostics = await diagnose(
-              withSemanticFloor(
-                activeFilters(
-                  filters,
-                  q,
-                  async (scope, keywords) =>
-                    (
-                      await semanticSearchPage(
-                        app.db,
-                        semantic,
-                        text,
-                        { ...filters, scope, keywords },
-                        {
-                          sort: 'relevance',
-                          limit: 1,
-                          offset: 0,
-                        },
-                      )
-                    ).data.length > 0,
-                ),
-                () => anyEpisode(app.db, filters.scope, filters.keywords),
-              ),
-            );
-          return page;
-        }
         const hits = await searchEpisodes(
           app.db,
           filters.scope,
@@ -232,7 +195,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
           summary: 'Matching episodes and mentions per day, week or month (UTC, zero-filled)',
           description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote}`,
           querystring: episodeTimeseriesQuerySchema,
-          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422) },
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 503) },
         },
       },
       async (request) => {

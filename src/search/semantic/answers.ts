@@ -1,9 +1,9 @@
-import type { Interval } from '../../../projections/search-passages/queries.ts';
+import { anyEpisode, type Interval } from '../../../projections/search-passages/queries.ts';
 import type { Db } from '../../db/db.ts';
 import { ValidationError } from '../../errors.ts';
 import { WINDOW_CONTEXT_LINES } from '../../matching/engine/windows.ts';
-import type { ActiveFilter } from '../diagnostics.ts';
-import type { Filters } from '../filters.ts';
+import { type Diagnostics, diagnose } from '../diagnostics.ts';
+import { activeFilters, type FilterQuery, type Filters } from '../filters.ts';
 import { around, loadEpisodes, searchItem } from '../items.ts';
 import { bucketsOf, timeseriesOf } from '../timeseries.ts';
 import { byRecency, type Semantic, semanticEpisodes, TIMESERIES_PASSAGES } from './semantic.ts';
@@ -15,7 +15,7 @@ const MAX_RANGE_DAYS = 731;
 const DAY = 86_400_000;
 
 /** One page of semantic or hybrid search items (docs/semantic-search.md, "Search"). */
-export async function semanticSearchPage(
+async function searchItems(
   db: Db,
   semantic: Semantic,
   text: string,
@@ -56,20 +56,49 @@ export async function semanticSearchPage(
   return { data, hasMore: ranked.length > page.offset + page.limit };
 }
 
-/** The relaxations of an empty semantic page: the filters, then the similarity floor itself. */
-export function withSemanticFloor(
-  filters: ActiveFilter[],
-  anyWithout: () => Promise<boolean>,
-): ActiveFilter[] {
-  return [
-    ...filters,
-    {
-      filter: 'semantic_search',
-      why: 'No passage that matches the other filters is close enough in meaning to semantic_search.',
-      retryWith: { semantic_search: null },
-      matchesWithout: anyWithout,
-    },
-  ];
+/**
+ * The search page of a semantic or hybrid query; an empty first page carries diagnostics: the
+ * filters relaxed one at a time (docs/search.md), then the similarity floor itself.
+ */
+export async function semanticPage(
+  db: Db,
+  semantic: Semantic,
+  text: string,
+  filters: Filters,
+  page: {
+    query: FilterQuery & { sort: 'relevance' | 'recency'; limit: number };
+    offset: number;
+    next(offset: number): string;
+  },
+) {
+  const { query, offset } = page;
+  const { data, hasMore } = await searchItems(db, semantic, text, filters, {
+    sort: query.sort,
+    limit: query.limit,
+    offset,
+  });
+  const body: { data: typeof data; has_more: boolean; cursor?: string; diagnostics?: Diagnostics } = {
+    data,
+    has_more: hasMore,
+  };
+  if (hasMore) body.cursor = page.next(offset + query.limit);
+  if (data.length === 0 && offset === 0) {
+    const relaxed = activeFilters(
+      filters,
+      query,
+      async (scope, keywords) => (await semanticEpisodes(db, semantic, text, scope, keywords)).length > 0,
+    );
+    body.diagnostics = await diagnose([
+      ...relaxed,
+      {
+        filter: 'semantic_search',
+        why: 'No passage that matches the other filters is close enough in meaning to semantic_search.',
+        retryWith: { semantic_search: null },
+        matchesWithout: () => anyEpisode(db, filters.scope, filters.keywords),
+      },
+    ]);
+  }
+  return body;
 }
 
 /**
