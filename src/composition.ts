@@ -17,7 +17,7 @@ import { matchingCapability } from './matching/capability.ts';
 import { observabilityRoutes } from './observability/routes.ts';
 import { rankingsCapability } from './rankings/capability.ts';
 import type { Capability, Runtime } from './runtime.ts';
-import { searchCapability } from './search/capability.ts';
+import { embeddingProvider, searchCapability } from './search/capability.ts';
 
 /** The one place that wires capabilities together. */
 export function buildCapabilities(runtime: Runtime): Capability[] {
@@ -46,7 +46,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       now: () => runtime.now(),
       podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
     }),
-    searchCapability({ now: () => runtime.now() }),
+    searchCapability({ now: () => runtime.now() }, { runtime, provider: embeddingProvider(runtime.config) }),
     advertisingCapability(runtime),
     agentsCapability(runtime),
   ];

@@ -29,6 +29,29 @@ export interface Config {
   snapshotInterval: string;
   /** EARSHOT_OAUTH_SIGNING_KEY: a PKCS#8 PEM private key signing OAuth access tokens (docs/agents.md). */
   oauthSigningKey: string | undefined;
+  /** EARSHOT_EMBEDDINGS_*: an OpenAI-compatible embeddings API; unset = the built-in model (docs/semantic-search.md). */
+  embeddings: EmbeddingsConfig | undefined;
+}
+
+export interface EmbeddingsConfig {
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  minSimilarity: number;
+}
+
+function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined {
+  const url = env.EARSHOT_EMBEDDINGS_URL || undefined;
+  if (url === undefined) return undefined;
+  if (!/^https?:\/\//.test(url)) throw new Error(`EARSHOT_EMBEDDINGS_URL must be an http(s) URL, got ${url}`);
+  const model = env.EARSHOT_EMBEDDINGS_MODEL;
+  if (!model) throw new Error('EARSHOT_EMBEDDINGS_MODEL is required with EARSHOT_EMBEDDINGS_URL');
+  const minSimilarity = Number(env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY ?? 0.2);
+  if (!(minSimilarity >= -1 && minSimilarity <= 1))
+    throw new Error(
+      `EARSHOT_EMBEDDINGS_MIN_SIMILARITY must be from -1 to 1, got ${env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY}`,
+    );
+  return { url, model, apiKey: env.EARSHOT_EMBEDDINGS_API_KEY || undefined, minSimilarity };
 }
 
 export interface RateLimitConfig {
@@ -92,5 +115,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
+    embeddings: embeddingsConfig(env),
   };
 }

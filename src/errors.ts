@@ -76,6 +76,11 @@ export class ForbiddenError extends EarshotError {
   }
 }
 
+/** 503: a dependency (an embeddings API) cannot answer now; the request may be retried. */
+export class UnavailableError extends EarshotError {
+  readonly status = 503;
+}
+
 export class NotFoundError extends EarshotError {
   readonly status = 404;
   constructor(errorCode: ErrorCode = 'not_found', message = 'Not found.') {

@@ -1,8 +1,47 @@
+import { embedder } from '../../consumers/embedder/embedder.ts';
 import { searchPassagesProjection } from '../../projections/search-passages/projection.ts';
-import type { Capability } from '../runtime.ts';
+import type { Capability, Runtime, Worker } from '../runtime.ts';
+import { runSubscription } from '../subscriptions/runner.ts';
 import { searchRoutes } from './routes.ts';
+import { openAiProvider } from './semantic/openai.ts';
+import type { EmbeddingProvider } from './semantic/provider.ts';
+import { builtinProvider } from './semantic/word-vectors.ts';
 
-/** Dialogue search and entity mentions over every transcript (docs/search.md). */
-export function searchCapability(deps: { now(): Date }): Capability {
-  return { name: 'search', routes: [searchRoutes(deps)], projections: [searchPassagesProjection] };
+/** EARSHOT_EMBEDDINGS_URL's API when set, else the built-in offline model (docs/semantic-search.md). */
+export const embeddingProvider = (config: Runtime['config']): EmbeddingProvider =>
+  config.embeddings ? openAiProvider(config.embeddings) : builtinProvider;
+
+/** The embedder as a worker of the projector role. */
+function embedderWorker(runtime: Pick<Runtime, 'db' | 'store' | 'log'>, provider: EmbeddingProvider): Worker {
+  const subscriber = embedder(provider);
+  const log = runtime.log.child({ consumer: subscriber.name });
+  return {
+    name: subscriber.name,
+    role: 'projector',
+    subscriber,
+    run: (signal) =>
+      runSubscription(runtime.db, runtime.store, subscriber, {
+        signal,
+        log,
+        onError: (error) => log.error({ err: error }, 'embedder attempt failed; retrying'),
+      }),
+  };
+}
+
+/**
+ * Dialogue search and entity mentions over every transcript, by keyword (docs/search.md) and by
+ * meaning (docs/semantic-search.md). With `embeddings`, the embedder runs too (projector role);
+ * without it, semantic queries use the built-in model.
+ */
+export function searchCapability(
+  deps: { now(): Date },
+  embeddings?: { runtime: Pick<Runtime, 'db' | 'store' | 'log'>; provider: EmbeddingProvider },
+): Capability {
+  const provider = embeddings?.provider ?? builtinProvider;
+  return {
+    name: 'search',
+    routes: [searchRoutes({ now: deps.now, provider })],
+    projections: [searchPassagesProjection],
+    workers: embeddings ? [embedderWorker(embeddings.runtime, provider)] : [],
+  };
 }

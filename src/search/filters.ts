@@ -1,7 +1,6 @@
 import type { EpisodeScope, KeywordFilter } from '../../projections/search-passages/queries.ts';
 import { assertRange, instantOf } from '../catalog/params.ts';
 import type { Queryable } from '../db/db.ts';
-import { ValidationError } from '../errors.ts';
 import type { ActiveFilter } from './diagnostics.ts';
 import { parseKeywords } from './keywords.ts';
 import {
@@ -34,22 +33,11 @@ export interface Filters {
   entity: ResolvedEntity | undefined;
 }
 
-/** 422 semantic_search_unavailable: semantic and hybrid search are not served yet. */
-function refuseSemantic(q: FilterQuery) {
-  if (q.semantic_search === undefined) return;
-  throw new ValidationError(
-    'semantic_search_unavailable',
-    'Semantic search is not available yet; use keyword_search.',
-    [{ location: 'query.semantic_search', message: 'not available', value: q.semantic_search }],
-  );
-}
-
 /**
  * Validates and resolves the filters; `speaking` says whether an entity's episodes include those it
  * only speaks in (search) or only those that mention it (mentions).
  */
 export async function resolveFilters(db: Queryable, q: FilterQuery, speaking: boolean): Promise<Filters> {
-  refuseSemantic(q);
   const since = instantOf(q.since);
   const until = instantOf(q.until);
   assertRange(since, until, 'since', 'until');

@@ -195,6 +195,7 @@ export function searchItem(
     bestStart: number | null;
     score: number;
     mentions?: number[];
+    source?: 'keyword' | 'semantic' | 'hybrid';
   },
 ) {
   const { keywords } = match;
@@ -229,6 +230,6 @@ export function searchItem(
     clips: clips.map((c) =>
       toClip(c, { segment: c.segment_id ? segmentsById.get(c.segment_id) : undefined }),
     ),
-    match: { source: 'keyword', relevance_score: Math.round(match.score * 10000) / 10000 },
+    match: { source: match.source ?? 'keyword', relevance_score: Math.round(match.score * 10000) / 10000 },
   };
 }

@@ -29,6 +29,9 @@ import {
   searchQuerySchema,
   timeseriesSchema,
 } from './schemas.ts';
+import { assertSemanticTimeseries, semanticPage, semanticTimeseries } from './semantic/answers.ts';
+import type { EmbeddingProvider } from './semantic/provider.ts';
+import { semanticOf } from './semantic/semantic.ts';
 import { bucketsOf, timeseriesOf } from './timeseries.ts';
 
 interface SearchQuery extends FilterQuery {
@@ -49,7 +52,10 @@ const YEAR = 365 * 86_400_000;
 /** Index rows read per search item (docs/search.md, "Result items"): past them, truncated. */
 const ROWS_PER_ITEM = 20;
 const tags = ['search'];
-const semanticNote = ' semantic_search answers 422 semantic_search_unavailable until semantic search lands.';
+const semanticNote =
+  ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).';
+const semanticSeriesNote =
+  ' With semantic_search: since is required, the range is at most 731 days, and keyword_search is not allowed.';
 
 /** 422 entity_required: mention endpoints are about one entity. */
 function requireEntity(filters: Filters) {
@@ -94,8 +100,9 @@ async function timeseries(app: FastifyInstance, filters: Filters, interval: Inte
 }
 
 /** The search surface (docs/search.md): episode search, mentions and their timeseries. */
-export function searchRoutes(deps: { now(): Date }) {
+export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider }) {
   return async function routes(app: FastifyInstance) {
+    const semantic = semanticOf(app.db, deps.provider);
     app.get<{ Querystring: SearchQuery }>(
       '/v1/podcasts/episodes/search',
       {
@@ -105,7 +112,7 @@ export function searchRoutes(deps: { now(): Date }) {
             'Search what was said in every transcript: keywords in passages of up to 5 lines, with filters',
           description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote}`,
           querystring: searchQuerySchema,
-          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422) },
+          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422, 503) },
         },
       },
       async (request) => {
@@ -113,6 +120,12 @@ export function searchRoutes(deps: { now(): Date }) {
         const filters = await resolveFilters(app.db, q, true);
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
+        if (q.semantic_search !== undefined)
+          return semanticPage(app.db, semantic, q.semantic_search, filters, {
+            query: q,
+            offset,
+            next: cursor.next,
+          });
         const hits = await searchEpisodes(
           app.db,
           filters.scope,
@@ -180,14 +193,22 @@ export function searchRoutes(deps: { now(): Date }) {
         schema: {
           tags,
           summary: 'Matching episodes and mentions per day, week or month (UTC, zero-filled)',
-          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticNote}`,
+          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote}`,
           querystring: episodeTimeseriesQuerySchema,
-          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422) },
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 503) },
         },
       },
       async (request) => {
-        const filters = await resolveFilters(app.db, request.query, true);
-        return timeseries(app, filters, request.query.interval, deps.now());
+        const q = request.query;
+        const filters = await resolveFilters(app.db, q, true);
+        if (q.semantic_search === undefined) return timeseries(app, filters, q.interval, deps.now());
+        const until = filters.scope.until ?? deps.now();
+        assertSemanticTimeseries(q, filters.scope.since, until);
+        return semanticTimeseries(app.db, semantic, q.semantic_search, filters, {
+          since: filters.scope.since!,
+          until,
+          interval: q.interval,
+        });
       },
     );
 

@@ -52,8 +52,10 @@ const searchParams = {
   },
   semantic_search: {
     type: 'string',
+    minLength: 1,
     maxLength: 500,
-    description: 'Not available yet: any value answers 422 semantic_search_unavailable.',
+    description:
+      'Passages close in meaning (no shared words needed). With keyword_search: the episodes matching both, ranked by reciprocal rank fusion.',
   },
   entity_type: { type: 'string', maxLength: 40, description: ENTITY_TYPES.join(', ') },
   ...scopeParams,

@@ -45,6 +45,8 @@ const TRANSIENT_MESSAGE =
 
 function isTransient(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
+  // A dependency that says it cannot answer now (an embeddings API): waited out, never parked.
+  if ((error as { transient?: unknown }).transient === true) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('08'))) return true;
   return TRANSIENT_MESSAGE.test(error.message) || isTransient(error.cause, depth + 1);

@@ -211,12 +211,10 @@ describe('filters', () => {
     expect(range.body.error_code).toBe('invalid_range');
   });
 
-  it('answers semantic_search with 422 semantic_search_unavailable, as /openapi.json says', async () => {
-    const { status, body } = await h.json(SEARCH, { semantic_search: 'chip makers' });
-    expect(status).toBe(422);
-    expect(body.error_code).toBe('semantic_search_unavailable');
+  it('describes semantic_search in /openapi.json; a semantic timeseries needs since (docs/semantic-search.md)', async () => {
     const timeseries = await h.json('/v1/podcasts/episodes/timeseries', { semantic_search: 'chip makers' });
-    expect(timeseries.body.error_code).toBe('semantic_search_unavailable');
+    expect(timeseries.status).toBe(422);
+    expect(timeseries.body.error_code).toBe('since_required');
     const openapi = (await h.app.inject({ url: '/openapi.json' })).json();
     for (const path of [
       SEARCH,
@@ -228,7 +226,8 @@ describe('filters', () => {
     const semantic = openapi.paths[SEARCH].get.parameters.find(
       (p: { name: string }) => p.name === 'semantic_search',
     );
-    expect(semantic.description).toContain('semantic_search_unavailable');
+    expect(semantic.description).toContain('reciprocal rank fusion');
+    expect(JSON.stringify(openapi)).not.toContain('semantic_search_unavailable');
   });
 });
 

@@ -1,4 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
+import { embedder } from '../../consumers/embedder/embedder.ts';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { clipsProjection } from '../../projections/clips/projection.ts';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
@@ -12,6 +14,8 @@ import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { searchCapability } from '../../src/search/capability.ts';
+import type { EmbeddingProvider } from '../../src/search/semantic/provider.ts';
+import { catchUpSubscription } from '../../src/subscriptions/runner.ts';
 import { createDb, type Engine } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
@@ -30,6 +34,7 @@ const READ_MODELS = [
 
 export interface SearchHarness {
   db: Db;
+  store: EventStore;
   app: FastifyInstance;
   ingest(events: IngestEvent[]): Promise<void>;
   get(url: string, query?: Record<string, string>): Promise<LightMyRequestResponse>;
@@ -38,21 +43,30 @@ export interface SearchHarness {
   close(): Promise<void>;
 }
 
-/** A migrated database, the search routes and every projection they read; `now` is fixed at NOW. */
-export async function searchHarness(engine: Engine): Promise<SearchHarness> {
+/**
+ * A migrated database, the search routes and every projection they read; `now` is fixed at NOW.
+ * With a `provider`, semantic search uses it and ingesting also runs the embedder.
+ */
+export async function searchHarness(engine: Engine, provider?: EmbeddingProvider): Promise<SearchHarness> {
   const { db, drop } = await createDb(engine);
   const store: EventStore = createPostgresEventStore(db);
-  const capability = searchCapability({ now: () => NOW });
+  const capability = searchCapability(
+    { now: () => NOW },
+    provider && { runtime: { db, store, log: pino({ level: 'silent' }) }, provider },
+  );
   const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 5), routes: capability.routes ?? [] });
   const { headers } = await createTenant(db);
   const get = (url: string, query: Record<string, string> = {}) => app.inject({ url, query, headers });
   return {
     db,
+    store,
     app,
     async ingest(events) {
       await ingestEvents(store, events);
       for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
         await catchUp(db, store, projection);
+      if (provider)
+        await catchUpSubscription(db, store, embedder(provider), { retries: 1, retryDelayMs: 10 });
     },
     get,
     async json(url, query) {

@@ -1,0 +1,141 @@
+import { catalogEpisodesByIds } from '../../../projections/catalog-episodes/queries.ts';
+import {
+  type EpisodeScope,
+  type KeywordFilter,
+  searchEpisodes,
+} from '../../../projections/search-passages/queries.ts';
+import type { Db } from '../../db/db.ts';
+import { UnavailableError } from '../../errors.ts';
+import { LoadedIndex } from './loaded-index.ts';
+import { type EmbeddingProvider, EmbeddingsUnavailable } from './provider.ts';
+import type { PassageHit } from './vector-index.ts';
+
+/** Passages ranked per search; its episodes are the results (docs/semantic-search.md). */
+export const SEARCH_PASSAGES = 1000;
+/** Passages counted per semantic timeseries. */
+export const TIMESERIES_PASSAGES = 10_000;
+/** Keyword-matching episodes a hybrid search intersects with. */
+export const KEYWORD_EPISODES = 1000;
+/** Reciprocal rank fusion's constant: score = Σ 1 / (RRF_K + rank). */
+const RRF_K = 60;
+/** Episodes a filter may let through before ranking (more are not considered). */
+const SCOPE_EPISODES = 1_000_000;
+
+/** The provider and the in-memory index of its model, shared by every request of the process. */
+export interface Semantic {
+  provider: EmbeddingProvider;
+  index: LoadedIndex;
+}
+
+export const semanticOf = (db: Db, provider: EmbeddingProvider): Semantic => ({
+  provider,
+  index: new LoadedIndex(db, provider.model),
+});
+
+export interface SemanticEpisode {
+  episode_id: string;
+  /** Cosine similarity of the best passage, or the normalised fused score of a hybrid. */
+  score: number;
+  source: 'semantic' | 'hybrid';
+  /** Its passages among the ranked ones, best first. */
+  passages: PassageHit[];
+  published_at?: Date;
+}
+
+async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Float32Array> {
+  try {
+    const [vector] = await provider.embed([text]);
+    return vector!;
+  } catch (error) {
+    if (error instanceof EmbeddingsUnavailable)
+      throw new UnavailableError(
+        'embeddings_unavailable',
+        'The embeddings provider cannot answer now; retry later.',
+        [],
+        {
+          cause: error,
+        },
+      );
+    throw error;
+  }
+}
+
+/** The episodes the filters let through (none given: every episode), with their publication dates. */
+async function scoped(db: Db, scope: EpisodeScope, keywords: KeywordFilter | undefined) {
+  if (keywords === undefined && Object.keys(scope).length === 0) return undefined;
+  const hits = keywords
+    ? await searchEpisodes(db, scope, keywords, 'relevance', KEYWORD_EPISODES, 0)
+    : await searchEpisodes(db, scope, undefined, 'recency', SCOPE_EPISODES, 0);
+  return hits.map((h) => ({ id: h.episode_id, published_at: new Date(h.published_at) }));
+}
+
+/**
+ * Episodes whose passages are closest in meaning to `text` among those the filters let through
+ * (filters first, then ranking). With keywords, only episodes that also match them (the
+ * intersection), ranked by reciprocal rank fusion of the semantic and keyword ranks.
+ */
+export async function semanticEpisodes(
+  db: Db,
+  semantic: Semantic,
+  text: string,
+  scope: EpisodeScope,
+  keywords: KeywordFilter | undefined,
+  passages = SEARCH_PASSAGES,
+): Promise<SemanticEpisode[]> {
+  const [query, allowed] = await Promise.all([
+    embedQuery(semantic.provider, text),
+    scoped(db, scope, keywords),
+  ]);
+  if (allowed?.length === 0) return [];
+  const index = await semantic.index.current();
+  const hits =
+    index?.search(
+      query,
+      passages,
+      semantic.provider.minSimilarity,
+      allowed?.map((a) => a.id),
+    ) ?? [];
+  const byEpisode = new Map<string, SemanticEpisode>();
+  for (const hit of hits) {
+    const found = byEpisode.get(hit.episodeId);
+    if (found) found.passages.push(hit);
+    else
+      byEpisode.set(hit.episodeId, {
+        episode_id: hit.episodeId,
+        score: hit.score,
+        source: 'semantic',
+        passages: [hit],
+      });
+  }
+  const dates = new Map(allowed?.map((a) => [a.id, a.published_at]));
+  const episodes = [...byEpisode.values()];
+  for (const e of episodes) {
+    const at = dates.get(e.episode_id);
+    if (at) e.published_at = at;
+  }
+  if (keywords === undefined) return episodes;
+  // Hybrid: allowed is the keyword ranking, best first; every semantic episode is in it.
+  const keywordRank = new Map(allowed?.map((a, i) => [a.id, i + 1]));
+  const best = 2 / (RRF_K + 1);
+  return episodes
+    .map((e, i) => ({
+      ...e,
+      source: 'hybrid' as const,
+      score: (1 / (RRF_K + i + 1) + 1 / (RRF_K + keywordRank.get(e.episode_id)!)) / best,
+    }))
+    .sort((a, b) => b.score - a.score);
+}
+
+/** Newest first (then id), for sort=recency. */
+export async function byRecency(db: Db, episodes: SemanticEpisode[]): Promise<SemanticEpisode[]> {
+  const missing = episodes.filter((e) => e.published_at === undefined).map((e) => e.episode_id);
+  if (missing.length) {
+    const dates = new Map(
+      (await catalogEpisodesByIds(db, missing)).map((e) => [e.id, new Date(e.published_at)]),
+    );
+    for (const e of episodes) e.published_at ??= dates.get(e.episode_id) ?? new Date(0);
+  }
+  return [...episodes].sort(
+    (a, b) => b.published_at!.getTime() - a.published_at!.getTime() || (a.episode_id < b.episode_id ? 1 : -1),
+  );
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { normalize } from '../../../src/search/semantic/provider.ts';
+import { VectorIndex } from '../../../src/search/semantic/vector-index.ts';
+import { prng } from '../../support/synthetic.ts';
+
+const unit = (values: number[]) => normalize(Float32Array.from(values));
+
+describe('the in-memory vector index', () => {
+  it('ranks only the allowed episodes, however many better passages the others hold', () => {
+    const index = new VectorIndex(2);
+    for (let e = 0; e < 200; e++)
+      index.replaceEpisode(`near-${e}`, [{ start: 0, lines: 5, vector: unit([1, 0.01 * e]) }]);
+    index.replaceEpisode('far', [{ start: 5, lines: 3, vector: unit([0.2, 1]) }]);
+    const query = unit([1, 0]);
+    expect(index.search(query, 1, -1).map((h) => h.episodeId)).toEqual(['near-0']);
+    expect(index.search(query, 1, -1, ['far'])).toEqual([
+      { episodeId: 'far', start: 5, lines: 3, score: expect.closeTo(0.196, 3) },
+    ]);
+    expect(index.search(query, 10, 0.5, ['far'])).toEqual([]);
+  });
+
+  it("replaces an episode's passages and forgets an episode sent without any", () => {
+    const index = new VectorIndex(2);
+    index.replaceEpisode('a', [{ start: 0, lines: 5, vector: unit([1, 0]) }]);
+    index.replaceEpisode('a', [{ start: 10, lines: 5, vector: unit([0, 1]) }]);
+    expect(index.search(unit([0, 1]), 5, -1).map((h) => h.start)).toEqual([10]);
+    index.replaceEpisode('a', []);
+    expect(index.size).toBe(0);
+    expect(index.search(unit([0, 1]), 5, -1)).toEqual([]);
+  });
+
+  it('past 50,000 passages, finds most of the exact top 10 through its lists', () => {
+    const random = prng(3);
+    const d = 48;
+    const centers = Array.from({ length: 300 }, () => Array.from({ length: d }, () => random() - 0.5));
+    const index = new VectorIndex(d);
+    for (let e = 0; e < 600; e++)
+      index.replaceEpisode(
+        `ep-${e}`,
+        Array.from({ length: 100 }, (_, p) => {
+          const center = centers[Math.floor(random() * centers.length)]!;
+          return { start: p * 5, lines: 5, vector: unit(center.map((c) => c + (random() - 0.5) * 0.3)) };
+        }),
+      );
+    expect(index.size).toBe(60_000);
+    let agree = 0;
+    for (let q = 0; q < 20; q++) {
+      const query = unit(centers[q]!.map((c) => c + (random() - 0.5) * 0.3));
+      const exact = new Set(index.searchExact(query, 10).map((h) => `${h.episodeId}/${h.start}`));
+      agree += index.search(query, 10, -1).filter((h) => exact.has(`${h.episodeId}/${h.start}`)).length;
+    }
+    expect(agree / 200).toBeGreaterThanOrEqual(0.8);
+  }, 60_000);
+});
