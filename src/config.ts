@@ -29,6 +29,8 @@ export interface Config {
   snapshotInterval: string;
   /** EARSHOT_OAUTH_SIGNING_KEY: a PKCS#8 PEM private key signing OAuth access tokens (docs/agents.md). */
   oauthSigningKey: string | undefined;
+  /** EARSHOT_CATALOG_CACHE_MB: megabytes of catalog answers kept per process, 0 for none (docs/catalog.md). */
+  catalogCacheMb: number;
 }
 
 export interface RateLimitConfig {
@@ -92,5 +94,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
+    catalogCacheMb: count(env, 'EARSHOT_CATALOG_CACHE_MB', 64, 0, 65_536),
   };
 }

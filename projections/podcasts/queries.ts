@@ -312,10 +312,11 @@ export async function topicsOf(db: Queryable, ids: readonly string[], limit: num
          union all
          select p.id, d->>'id', d->>'name', d->>'slug',
                 coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
-           from podcasts p, jsonb_array_elements(coalesce(p.topics, '[]')) d
-          where p.id = any($1::text[])
-            and not exists (select 1 from catalog_episode_topics t
-                             where t.podcast_id = p.id and t.topic_id = d->>'id')
+           from podcasts p cross join jsonb_array_elements(coalesce(p.topics, '[]')) d
+           -- a lookup per declared topic: an anti join would hash every show's topics
+           left join lateral (select 1 as found from catalog_episode_topics t
+                               where t.podcast_id = p.id and t.topic_id = d->>'id' limit 1) e on true
+          where p.id = any($1::text[]) and e.found is null
        ) all_topics
      ) numbered where n <= $2::int`,
     [ids, limit],

@@ -53,3 +53,8 @@ select prefix, t.podcast_id, count(distinct t.episode_id)
 -- A show's topics minus those its episodes carry: looked up by (show, topic), not by hashing all rows.
 create index catalog_episode_topics_podcast_topic on catalog_episode_topics (podcast_id, topic_id);
 drop index catalog_episode_topics_podcast;
+
+-- When a time-derived value (episodes per week, publishing status, briefly tracked) next changes:
+-- the response cache keeps an answer until then at most (docs/catalog.md, "Response cache").
+create index podcast_format_episodes_published on podcast_format_episodes (published_at);
+create index podcast_formats_first_episode on podcast_formats (first_episode_published_at);

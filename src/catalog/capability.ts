@@ -8,6 +8,7 @@ import { transcriptsProjection } from '../../projections/transcripts/projection.
 import type { Capability } from '../runtime.ts';
 import { episodeRoutes } from './episode-routes.ts';
 import { type PodcastRouteDeps, podcastRoutes } from './podcast-routes.ts';
+import { responseCache } from './response-cache.ts';
 import { segmentClipRoutes } from './segment-clip-routes.ts';
 import { transcriptCache } from './transcript-cache.ts';
 
@@ -21,12 +22,20 @@ export const catalogProjections = [
   podcastFormatsProjection,
 ];
 
+/** EARSHOT_CATALOG_CACHE_MB's default. */
+const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
+
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
-export function catalogCapability(deps: PodcastRouteDeps): Capability {
+export function catalogCapability(deps: PodcastRouteDeps & { cacheBytes?: number }): Capability {
   const transcripts = transcriptCache();
+  const cache = responseCache({
+    maxBytes: deps.cacheBytes ?? DEFAULT_CACHE_BYTES,
+    now: deps.now,
+    projections: catalogProjections,
+  });
   return {
     name: 'catalog',
-    routes: [podcastRoutes(deps), episodeRoutes(transcripts), segmentClipRoutes(transcripts)],
+    routes: [podcastRoutes(deps, cache), episodeRoutes(transcripts, cache), segmentClipRoutes(transcripts)],
     projections: catalogProjections,
   };
 }
