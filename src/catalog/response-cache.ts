@@ -16,7 +16,8 @@ interface Entry {
   /** When a time-derived value may next change; Infinity when none can. */
   validUntil: number;
   contentType: string;
-  body: string;
+  /** Encoded once, so a hit sends bytes as they are. */
+  body: Buffer;
 }
 
 interface Pending {
@@ -98,10 +99,7 @@ export function responseCache(options: ResponseCacheOptions) {
         // Most recently used last, so the first key is the one to evict.
         entries.delete(key);
         entries.set(key, entry);
-        return reply
-          .type(entry.contentType)
-          .serializer((body: string) => body)
-          .send(entry.body);
+        return reply.type(entry.contentType).send(entry.body);
       }
       pendingOf.set(request, { key, versions, now });
     });
@@ -109,7 +107,8 @@ export function responseCache(options: ResponseCacheOptions) {
       const pending = pendingOf.get(request);
       if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
       pendingOf.delete(request);
-      if (payload.length > options.maxBytes / 4) return payload;
+      const body = Buffer.from(payload);
+      if (body.length > options.maxBytes / 4) return payload;
       const validUntil = await nextTimeBoundary(app.db, new Date(pending.now));
       drop(pending.key);
       entries.set(pending.key, {
@@ -117,9 +116,9 @@ export function responseCache(options: ResponseCacheOptions) {
         computedAt: pending.now,
         validUntil,
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        body: payload,
+        body,
       });
-      bytes += payload.length;
+      bytes += body.length;
       while (bytes > options.maxBytes) drop(entries.keys().next().value as string);
       return payload;
     });
