@@ -109,7 +109,9 @@ export function responseCache(options: ResponseCacheOptions) {
       pendingOf.delete(request);
       const body = Buffer.from(payload);
       if (body.length > options.maxBytes / 4) return payload;
-      const validUntil = await nextTimeBoundary(app.db, new Date(pending.now));
+      // An answer is never worse off for not being kept: a failed lookup keeps nothing.
+      const validUntil = await nextTimeBoundary(app.db, new Date(pending.now)).catch(() => undefined);
+      if (validUntil === undefined) return payload;
       drop(pending.key);
       entries.set(pending.key, {
         versions: pending.versions,
