@@ -45,6 +45,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     catalogCapability({
       now: () => runtime.now(),
       podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
+      cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
     }),
     searchCapability({ now: () => runtime.now() }, { runtime, provider: embeddingProvider(runtime.config) }),
     advertisingCapability(runtime),

@@ -31,6 +31,8 @@ export interface Config {
   oauthSigningKey: string | undefined;
   /** EARSHOT_EMBEDDINGS_*: an OpenAI-compatible embeddings API; unset = the built-in model (docs/semantic-search.md). */
   embeddings: EmbeddingsConfig | undefined;
+  /** EARSHOT_CATALOG_CACHE_MB: megabytes of catalog answers kept per process, 0 for none (docs/catalog.md). */
+  catalogCacheMb: number;
 }
 
 export interface EmbeddingsConfig {
@@ -116,5 +118,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
     embeddings: embeddingsConfig(env),
+    catalogCacheMb: count(env, 'EARSHOT_CATALOG_CACHE_MB', 64, 0, 65_536),
   };
 }

@@ -61,9 +61,22 @@ function topicRows(event: EpisodeTranscribed) {
   });
 }
 
+/** Counts again, for these shows, the episodes at or below each ancestry (the topic_id filter). */
+async function refreshTopicShares(tx: Queryable, podcastIds: string[]) {
+  await tx.query('delete from podcast_topic_shares where podcast_id = any($1::text[])', [podcastIds]);
+  await tx.query(
+    `insert into podcast_topic_shares (ancestry, podcast_id, episode_count)
+     select prefix, t.podcast_id, count(distinct t.episode_id)
+       from catalog_episode_topics t, unnest(topic_prefixes(array[t.ancestry])) prefix
+      where t.podcast_id = any($1::text[])
+      group by prefix, t.podcast_id`,
+    [podcastIds],
+  );
+}
+
 /**
- * The catalog's episodes with their speakers, topics and videos. A re-sent episode replaces the
- * stored one (and its topics) unless it is older than what is stored.
+ * The catalog's episodes with their speakers, topics and videos, and each show's topic shares. A
+ * re-sent episode replaces the stored one (and its topics) unless it is older than what is stored.
  */
 export const catalogEpisodesProjection: Projection = {
   name: NAME,
@@ -97,9 +110,10 @@ export const catalogEpisodesProjection: Projection = {
               updated_at = now()`,
       [JSON.stringify(episodes.map(episodeRow))],
     );
-    await tx.query('delete from catalog_episode_topics where episode_id = any($1::text[])', [
-      episodes.map((e) => e.episode.id),
-    ]);
+    const { rows: replaced } = await tx.query<{ podcast_id: string }>(
+      'delete from catalog_episode_topics where episode_id = any($1::text[]) returning podcast_id',
+      [episodes.map((e) => e.episode.id)],
+    );
     const topics = episodes.flatMap(topicRows);
     if (topics.length)
       await tx.query(
@@ -109,9 +123,13 @@ export const catalogEpisodesProjection: Projection = {
                 name text, slug text, ancestry text, ancestry_path text)`,
         [JSON.stringify(topics)],
       );
+    await refreshTopicShares(tx, [
+      ...new Set([...replaced.map((r) => r.podcast_id), ...episodes.map((e) => e.podcast.id)]),
+    ]);
   },
   async reset(tx: Queryable) {
     await tx.query('delete from catalog_episodes');
+    await tx.query('delete from podcast_topic_shares');
     await resetEpisodeVersions(tx, NAME);
   },
 };

@@ -116,21 +116,17 @@ export async function listPodcasts(
   }
   if (f.topicAncestry !== undefined) {
     const ancestry = params.p(f.topicAncestry, 'text');
-    const below = params.p(`${likeLiteral(f.topicAncestry)}/%`, 'text');
-    const matches = (t: string) => `(${t} = ${ancestry} or ${t} like ${below})`;
     ctes.push(`
       tagged as (
-        select t.podcast_id, count(distinct t.episode_id)::float8 / max(fm.episode_count) as share
-          from catalog_episode_topics t join podcast_formats fm on fm.podcast_id = t.podcast_id
-         where ${matches('t.ancestry')}
-         group by t.podcast_id
+        select s.podcast_id, s.episode_count::float8 / fm.episode_count as share
+          from podcast_topic_shares s join podcast_formats fm on fm.podcast_id = s.podcast_id
+         where s.ancestry = ${ancestry}
       ),
       declared as (
         select p.id as podcast_id, 1.0::float8 as share
           from podcasts p
-         where not exists (select 1 from catalog_episode_topics t where t.podcast_id = p.id)
-           and exists (select 1 from jsonb_array_elements(coalesce(p.topics, '[]')) d
-                        where ${matches("coalesce(d->>'ancestry', d->>'slug', d->>'id')")})
+         where topic_prefixes(declared_topic_ancestries(p.topics)) @> array[${ancestry}]
+           and not exists (select 1 from catalog_episode_topics t where t.podcast_id = p.id)
       ),
       topical as (
         select podcast_id, share from tagged where share >= ${TOPIC_SHARE}
@@ -316,10 +312,11 @@ export async function topicsOf(db: Queryable, ids: readonly string[], limit: num
          union all
          select p.id, d->>'id', d->>'name', d->>'slug',
                 coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
-           from podcasts p, jsonb_array_elements(coalesce(p.topics, '[]')) d
-          where p.id = any($1::text[])
-            and not exists (select 1 from catalog_episode_topics t
-                             where t.podcast_id = p.id and t.topic_id = d->>'id')
+           from podcasts p cross join jsonb_array_elements(coalesce(p.topics, '[]')) d
+           -- a lookup per declared topic: an anti join would hash every show's topics
+           left join lateral (select 1 as found from catalog_episode_topics t
+                               where t.podcast_id = p.id and t.topic_id = d->>'id' limit 1) e on true
+          where p.id = any($1::text[]) and e.found is null
        ) all_topics
      ) numbered where n <= $2::int`,
     [ids, limit],
@@ -333,8 +330,9 @@ export async function resolveTopicAncestry(db: Queryable, topicId: string): Prom
     `(select ancestry from catalog_episode_topics where topic_id = $1::text limit 1)
      union all (select ancestry from catalog_episode_topics where ancestry_path = $1::text limit 1)
      union all (select coalesce(d->>'ancestry', d->>'slug', d->>'id')
-                  from podcasts p, jsonb_array_elements(coalesce(p.topics, '[]')) d
-                 where d->>'id' = $1::text limit 1)
+                  from podcasts p, jsonb_array_elements(p.topics) d
+                 where p.topics @> jsonb_build_array(jsonb_build_object('id', $1::text))
+                   and d->>'id' = $1::text limit 1)
      limit 1`,
     [topicId],
   );

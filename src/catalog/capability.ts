@@ -6,12 +6,21 @@ import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import { segmentsProjection } from '../../projections/segments/projection.ts';
 import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
 import type { Capability } from '../runtime.ts';
+import type { Projection } from '../subscriptions/projection.ts';
 import { episodeRoutes } from './episode-routes.ts';
 import { type PodcastRouteDeps, podcastRoutes } from './podcast-routes.ts';
+import { responseCache } from './response-cache.ts';
 import { segmentClipRoutes } from './segment-clip-routes.ts';
 import { transcriptCache } from './transcript-cache.ts';
 
-export const catalogProjections = [
+/**
+ * Live, the catalog's read models take episodes in batches gathered over this long: none of them
+ * is on the way from an episode to its alerts, and each batch costs a transaction and a read of
+ * the episodes' whole payloads (docs/operations.md, "Scheduling").
+ */
+const CATALOG_BATCH_DELAY_MS = 250;
+
+export const catalogProjections: Projection[] = [
   podcastsProjection,
   catalogEpisodesProjection,
   transcriptsProjection,
@@ -19,14 +28,22 @@ export const catalogProjections = [
   clipsProjection,
   adsProjection,
   podcastFormatsProjection,
-];
+].map((projection) => ({ ...projection, batchDelayMs: CATALOG_BATCH_DELAY_MS }));
+
+/** EARSHOT_CATALOG_CACHE_MB's default. */
+const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
 
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
-export function catalogCapability(deps: PodcastRouteDeps): Capability {
+export function catalogCapability(deps: PodcastRouteDeps & { cacheBytes?: number }): Capability {
   const transcripts = transcriptCache();
+  const cache = responseCache({
+    maxBytes: deps.cacheBytes ?? DEFAULT_CACHE_BYTES,
+    now: deps.now,
+    projections: catalogProjections,
+  });
   return {
     name: 'catalog',
-    routes: [podcastRoutes(deps), episodeRoutes(transcripts), segmentClipRoutes(transcripts)],
+    routes: [podcastRoutes(deps, cache), episodeRoutes(transcripts, cache), segmentClipRoutes(transcripts)],
     projections: catalogProjections,
   };
 }

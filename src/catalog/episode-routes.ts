@@ -16,6 +16,7 @@ import { compact } from './compact.ts';
 import { episodePage, segmentPage } from './pages.ts';
 import { assertRange, instantOf, listOf } from './params.ts';
 import { companyEntityIds, entityIdsOf, entityReferences } from './references.ts';
+import type { responseCache } from './response-cache.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
 import type { transcriptCache } from './transcript-cache.ts';
 import { publicLine } from './transcript-format.ts';
@@ -72,11 +73,13 @@ interface EpisodeListQuery {
 
 type Transcripts = ReturnType<typeof transcriptCache>;
 
-export function episodeRoutes(transcripts: Transcripts) {
+export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof responseCache>) {
   return async function routes(app: FastifyInstance) {
+    cache(app);
     app.get<{ Querystring: EpisodeListQuery }>(
       '/v1/podcasts/episodes',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: 'List episodes across podcasts, newest first',
@@ -145,6 +148,7 @@ export function episodeRoutes(transcripts: Transcripts) {
     app.get<{ Params: { id: string }; Querystring: { include?: string } }>(
       '/v1/podcasts/episodes/:id',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: 'One episode by id or slug, with the sections named in include',
@@ -202,6 +206,7 @@ export function episodeRoutes(transcripts: Transcripts) {
     app.get<{ Params: { id: string }; Querystring: TranscriptQuery }>(
       '/v1/podcasts/episodes/:id/transcript',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: "An episode's transcript: dialogue (JSON), text, srt or vtt",
@@ -232,6 +237,7 @@ export function episodeRoutes(transcripts: Transcripts) {
     app.get<{ Params: { id: string }; Querystring: { limit: number; cursor?: string } }>(
       '/v1/podcasts/episodes/:id/segments',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: "An episode's segments in order",

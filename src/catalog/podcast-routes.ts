@@ -17,6 +17,7 @@ import { problemResponses } from '../http/problem.ts';
 import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
 import { episodePage } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
+import type { responseCache } from './response-cache.ts';
 import { episodeSchema, formatSchema, idParams, instant, podcastSchema } from './schemas.ts';
 import { searchKey } from './search-key.ts';
 import { podcastReferences, toEpisode, toFormat, toPodcast } from './views.ts';
@@ -106,8 +107,9 @@ export interface PodcastRouteDeps {
   podcastExtras?: { properties: Record<string, object>; load(db: Queryable, id: string): Promise<object> };
 }
 
-export function podcastRoutes(deps: PodcastRouteDeps) {
+export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof responseCache>) {
   return async function routes(app: FastifyInstance) {
+    cache(app);
     const listHandler = async (request: { query: PodcastListQuery }) => {
       const query = request.query;
       assertRange(
@@ -171,6 +173,7 @@ export function podcastRoutes(deps: PodcastRouteDeps) {
     app.get<{ Querystring: PodcastListQuery }>(
       '/v1/podcasts',
       {
+        config: { catalogCache: true },
         schema: listSchema(
           'List and search podcasts (q is kept for compatibility; prefer /v1/podcasts/search)',
         ),
@@ -179,13 +182,17 @@ export function podcastRoutes(deps: PodcastRouteDeps) {
     );
     app.get<{ Querystring: PodcastListQuery }>(
       '/v1/podcasts/search',
-      { schema: listSchema('Search podcasts: forgiving q, filters, best matches first') },
+      {
+        config: { catalogCache: true },
+        schema: listSchema('Search podcasts: forgiving q, filters, best matches first'),
+      },
       listHandler,
     );
 
     app.get<{ Querystring: { platform: string; identifier: string } }>(
       '/v1/podcasts/lookup',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: 'Podcasts by directory id (Apple or another platform)',
@@ -274,6 +281,7 @@ export function podcastRoutes(deps: PodcastRouteDeps) {
     app.get<{ Params: { id: string } }>(
       '/v1/podcasts/:id/format',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: "A podcast's format profile, computed from its episodes",
@@ -306,6 +314,7 @@ export function podcastRoutes(deps: PodcastRouteDeps) {
     }>(
       '/v1/podcasts/:id/episodes',
       {
+        config: { catalogCache: true },
         schema: {
           tags: ['catalog'],
           summary: "A podcast's episodes, newest first",

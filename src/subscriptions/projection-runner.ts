@@ -24,6 +24,7 @@ export function projectionSubscriber(projection: Projection): TransactionalSubsc
     lockName: lockName(projection),
     eventTypes: projection.eventTypes,
     batchSize: 500,
+    ...(projection.batchDelayMs ? { batchDelayMs: projection.batchDelayMs } : {}),
     handle: (tx, events) => projection.apply(tx, events),
     reset: (tx) => projection.reset(tx),
   };

@@ -7,6 +7,8 @@ export interface Projection {
   /** The event types it reads; others are not delivered to it. */
   eventTypes: readonly string[];
   apply(tx: Queryable, events: readonly RecordedEvent[]): Promise<void>;
+  /** See Subscriber.batchDelayMs. */
+  batchDelayMs?: number;
   /** Empties the read model before a rebuild. */
   reset(tx: Queryable): Promise<void>;
 }

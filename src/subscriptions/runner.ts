@@ -66,6 +66,7 @@ export async function runSubscription(
   const { signal } = options;
   const ctx = context(db, subscriber, options);
   let progressed = false;
+  const limit = options.batchSize ?? subscriber.batchSize ?? 500;
   const followOnce = async () => {
     await ensureCheckpoint(db, subscriber.name);
     let checkpoint = await readCheckpoint(db, subscriber.name);
@@ -73,12 +74,15 @@ export async function runSubscription(
     const subscription = store.subscribe({
       after: checkpoint,
       eventTypes: subscriber.eventTypes,
-      limit: options.batchSize ?? subscriber.batchSize ?? 500,
+      limit,
       signal,
       handle: async (events, lastPosition) => {
         if (!(await deliverBatch(ctx, checkpoint, lastPosition, events))) throw new CheckpointMoved();
         checkpoint = lastPosition;
         progressed = true;
+        // A full batch means a backlog: read on at once. A short one means live events: let more gather.
+        if (subscriber.batchDelayMs && events.length < limit)
+          await sleep(subscriber.batchDelayMs, undefined, { signal }).catch(() => undefined);
       },
     });
     await subscription.done;

@@ -10,6 +10,13 @@ interface SubscriberBase {
   eventTypes: readonly string[];
   /** Events per batch. Default 500. */
   batchSize?: number;
+  /**
+   * While events keep arriving, how long to wait after a batch before reading the next, so that a
+   * heavy read model takes them in fewer, larger batches and leaves the CPU to the matcher and the
+   * deliveries meanwhile (docs/operations.md, "Scheduling"). A first event after a quiet spell is
+   * read at once. Default 0.
+   */
+  batchDelayMs?: number;
 }
 
 /**

@@ -142,6 +142,7 @@ describe('catalog events through POST /v1/ingest/events and the read models', ()
       ads: (await db.query('select id, sponsor_name from ads order by id')).rows,
       formats: (await db.query('select podcast_id, episode_count, has_ads, has_video from podcast_formats'))
         .rows,
+      topicShares: (await db.query('select * from podcast_topic_shares order by ancestry, podcast_id')).rows,
     });
     const before = await snapshot();
     expect(before.clips).toEqual([
@@ -152,6 +153,8 @@ describe('catalog events through POST /v1/ingest/events and the read models', ()
         segment_id: 's1',
       },
     ]);
+    // The episode's topic has no ancestry of its own: its id stands for it.
+    expect(before.topicShares).toEqual([{ ancestry: 't1', podcast_id: 'pod-1', episode_count: 1 }]);
     expect(before.formats).toEqual([
       { podcast_id: 'pod-1', episode_count: 1, has_ads: true, has_video: true },
     ]);

@@ -175,6 +175,33 @@ describe('podcasts read model and endpoints', () => {
     expect(await ids({ topic_id: 'top-cook', sort: 'popularity' })).toEqual(['pod-food2', 'pod-chef']);
   });
 
+  it("moves a show's topic share when a re-sent episode changes its topics, and matches declared topics of shows without episode topics", async () => {
+    await h.ingest([
+      podcastEvent({ id: 'pod-bake', title: 'Bake Off Talk', topics: [{ ...COOKING, id: 'top-bake' }] }),
+      podcastEvent({
+        id: 'pod-declared',
+        title: 'Declared Only',
+        topics: [{ id: 'top-pastry', name: 'Pastry', ancestry: 'food/baking/pastry' }],
+      }),
+      episodeOf({ id: 'bk-1', podcastId: 'pod-bake', topics: [AI] }),
+      episodeOf({ id: 'bk-2', podcastId: 'pod-bake', topics: [AI] }),
+    ]);
+    const ids = async (topic: string) =>
+      (await h.get('/v1/podcasts', { topic_id: topic })).json().data.map((p: { id: string }) => p.id);
+    // pod-bake's own episodes carry topics, so its declared cooking topic does not count.
+    expect(await ids('food/cooking')).not.toContain('pod-bake');
+    expect(await ids('food/baking')).toEqual(['pod-declared']);
+    expect(await ids('top-pastry')).toEqual(['pod-declared']);
+    await h.ingest([
+      episodeOf({ id: 'bk-2', podcastId: 'pod-bake', topics: [COOKING], occurredAt: '2026-11-20T11:00:00Z' }),
+    ]);
+    expect(await ids('food/cooking')).toContain('pod-bake');
+    await h.ingest([
+      episodeOf({ id: 'bk-2', podcastId: 'pod-bake', topics: [AI], occurredAt: '2026-11-20T12:00:00Z' }),
+    ]);
+    expect(await ids('food/cooking')).not.toContain('pod-bake');
+  });
+
   it('looks podcasts up by Apple and other directory ids, keeping unknown identifiers', async () => {
     const res = await h.get('/v1/podcasts/lookup', { platform: 'apple', identifier: '1200361736,999' });
     expect(res.statusCode).toBe(200);

@@ -162,6 +162,40 @@ describe.each(ENGINES)('projection runner on %s', (engine) => {
     expect(await readCheckpoint(db, name)).toBe(page.lastPosition);
   });
 
+  it('with batchDelayMs, takes events arriving one by one in fewer batches, and applies each once', async () => {
+    const name = `gathered_${engine}`;
+    await createCountingTable(db, name);
+    const batches: number[] = [];
+    const counting = countingProjection(name, `Gathered_${engine}`);
+    const projection: Projection = {
+      ...counting,
+      batchDelayMs: 300,
+      apply: async (tx, events) => {
+        batches.push(events.length);
+        await counting.apply(tx, events);
+      },
+    };
+    const controller = new AbortController();
+    const running = runProjection(db, store, projection, { signal: controller.signal });
+    await appendCounted(store, `Gathered_${engine}`, 1, 1);
+    await waitFor(async () => (await applications(db, name)).length === 1);
+    // 20 events, one every 25 ms: without the delay they would come in about 20 batches.
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) {
+      await appendCounted(store, `Gathered_${engine}`, 1, 1);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await waitFor(async () => (await applications(db, name)).length === 21);
+    const elapsed = Date.now() - started;
+    controller.abort();
+    await running;
+    expect((await applications(db, name)).every((row) => row.applications === 1)).toBe(true);
+    expect(batches[0]).toBe(1);
+    // At most one batch per 300 ms (plus the ones at either end), and far fewer than events.
+    expect(batches.length - 1).toBeLessThanOrEqual(Math.ceil(elapsed / 300) + 1);
+    expect(batches.length - 1).toBeLessThan(20);
+  });
+
   it('keeps a live read model up to date and rebuilds it equal, reporting progress', async () => {
     const name = `thing_names_${engine}`;
     await db.exec(

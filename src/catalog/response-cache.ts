@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
+import type { Queryable } from '../db/db.ts';
+import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The 200 answer may be served again from the catalog's response cache (docs/catalog.md). */
+    catalogCache?: boolean;
+  }
+}
+
+interface Entry {
+  versions: string;
+  computedAt: number;
+  /** When a time-derived value may next change; Infinity when none can. */
+  validUntil: number;
+  contentType: string;
+  /** Encoded once, so a hit sends bytes as they are. */
+  body: Buffer;
+}
+
+interface Pending {
+  key: string;
+  versions: string;
+  now: number;
+}
+
+const pendingOf = new WeakMap<FastifyRequest, Pending>();
+
+/**
+ * Where the read models behind the catalog's answers stand: each one's checkpoint and parked
+ * events (a replayed parked event changes rows without moving the checkpoint).
+ */
+async function readModelVersions(db: Queryable, names: readonly string[]): Promise<string> {
+  const { rows } = await db.query<{ v: string }>(
+    `select coalesce((select string_agg(name || '@' || position, ',' order by name)
+                        from projection_checkpoints where name = any($1::text[])), '')
+            || '#' || (select count(*) from parked_events where subscription = any($1::text[])) as v`,
+    [names],
+  );
+  return rows[0]?.v ?? '';
+}
+
+/**
+ * The first instant after `now` at which a time-derived catalog value can change: an episode
+ * leaving or entering the trailing window (episodes per week, publishing status) or a show ceasing
+ * to be briefly tracked (docs/catalog.md, "Format profile").
+ */
+async function nextTimeBoundary(db: Queryable, now: Date): Promise<number> {
+  const { rows } = await db.query<{ at: Date | null }>(
+    `select least(
+       (select min(published_at) from podcast_format_episodes
+         where published_at > $1::timestamptz - interval '${ACTIVE_WINDOW_DAYS} days')
+         + interval '${ACTIVE_WINDOW_DAYS} days',
+       (select min(published_at) from podcast_format_episodes where published_at > $1::timestamptz),
+       (select min(first_episode_published_at) from podcast_formats
+         where first_episode_published_at > $1::timestamptz - interval '${BRIEFLY_TRACKED_DAYS} days')
+         + interval '${BRIEFLY_TRACKED_DAYS} days') as at`,
+    [now],
+  );
+  return rows[0]?.at ? rows[0].at.getTime() : Number.POSITIVE_INFINITY;
+}
+
+export interface ResponseCacheOptions {
+  /** Bytes of answers kept (least recently used go first); 0 keeps none. */
+  maxBytes: number;
+  now(): Date;
+  /** The projections whose read models the cached routes read. */
+  projections: readonly { name: string }[];
+}
+
+/**
+ * Answers of the catalog's read routes kept per process (docs/catalog.md, "Response cache"). A
+ * kept answer is served only while every read model it came from is at the same position and no
+ * time-derived value can have changed since, so it is the answer the route would compute now.
+ * Routes opt in with `config: { catalogCache: true }`; only 200 answers are kept.
+ */
+export function responseCache(options: ResponseCacheOptions) {
+  const names = [...new Set([...options.projections.map((p) => p.name), entitiesProjection.name])];
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  const drop = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    bytes -= entry.body.length;
+  };
+
+  return function register(app: FastifyInstance) {
+    if (options.maxBytes <= 0) return;
+    app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!request.routeOptions.config.catalogCache) return;
+      const key = request.url;
+      const versions = await readModelVersions(app.db, names);
+      const now = options.now().getTime();
+      const entry = entries.get(key);
+      if (entry && entry.versions === versions && entry.computedAt <= now && now < entry.validUntil) {
+        // Most recently used last, so the first key is the one to evict.
+        entries.delete(key);
+        entries.set(key, entry);
+        return reply.type(entry.contentType).send(entry.body);
+      }
+      pendingOf.set(request, { key, versions, now });
+    });
+    app.addHook('onSend', async (request, reply, payload) => {
+      const pending = pendingOf.get(request);
+      if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+      pendingOf.delete(request);
+      const body = Buffer.from(payload);
+      if (body.length > options.maxBytes / 4) return payload;
+      // An answer is never worse off for not being kept: a failed lookup keeps nothing.
+      const validUntil = await nextTimeBoundary(app.db, new Date(pending.now)).catch(() => undefined);
+      if (validUntil === undefined) return payload;
+      drop(pending.key);
+      entries.set(pending.key, {
+        versions: pending.versions,
+        computedAt: pending.now,
+        validUntil,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+        body,
+      });
+      bytes += body.length;
+      while (bytes > options.maxBytes) drop(entries.keys().next().value as string);
+      return payload;
+    });
+  };
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { catalogCapability, catalogProjections } from '../../src/catalog/capability.ts';
+import type { Db } from '../../src/db/db.ts';
+import type { EventStore } from '../../src/eventstore/port.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
+import type { IngestEvent } from '../../src/ingestion/events.ts';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { createDb } from '../support/db.ts';
+import { createTenant } from '../support/platform.ts';
+import { catchUp } from '../support/projections.ts';
+import { episodeOf, NOW, podcastEvent } from './support.ts';
+
+const DAY = 86_400_000;
+const READ_MODEL = /\b(podcasts|catalog_episodes|transcripts|podcast_formats|podcast_topic_shares)\b/;
+
+describe('the catalog response cache', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  let store: EventStore;
+  let headers: Record<string, string>;
+  let now = NOW;
+  /** Statements that read a catalog read model, since the last reset. */
+  const reads: string[] = [];
+
+  const appWith = async (cacheBytes?: number) => {
+    const counting: Db = {
+      ...db,
+      query: (text, params) => {
+        if (READ_MODEL.test(text)) reads.push(text);
+        return db.query(text, params);
+      },
+    };
+    const capability = catalogCapability({
+      now: () => now,
+      ...(cacheBytes === undefined ? {} : { cacheBytes }),
+    });
+    return buildHttpApp({ db: counting, cursorKey: Buffer.alloc(32, 3), routes: capability.routes ?? [] });
+  };
+  const ingest = async (events: IngestEvent[]) => {
+    await ingestEvents(store, events);
+    for (const projection of [entitiesProjection, ...catalogProjections])
+      await catchUp(db, store, projection);
+  };
+
+  beforeAll(async () => {
+    ({ db, drop } = await createDb('postgres'));
+    store = createPostgresEventStore(db);
+    ({ headers } = await createTenant(db));
+    await ingest([
+      podcastEvent({ id: 'pod-1', title: 'Harbor Lights', popularity: 0.5 }),
+      episodeOf({
+        id: 'ep-1',
+        podcastId: 'pod-1',
+        roles: ['HOST', 'GUEST'],
+        publishedAt: new Date(NOW.getTime() - 89.5 * DAY).toISOString(),
+      }),
+    ]);
+  });
+  afterAll(async () => {
+    await store.close();
+    await drop();
+  });
+
+  it('serves a repeated search, episode and srt transcript without reading the read models again', async () => {
+    const app = await appWith();
+    for (const url of [
+      '/v1/podcasts?q=harbor%20lites',
+      '/v1/podcasts/episodes/ep-1?include=transcript,speakers',
+      '/v1/podcasts/episodes/ep-1/transcript?format=srt',
+    ]) {
+      const first = await app.inject({ url, headers });
+      expect(first.statusCode).toBe(200);
+      reads.length = 0;
+      const again = await app.inject({ url, headers });
+      expect(reads).toEqual([]);
+      expect(again.statusCode).toBe(200);
+      expect(again.body).toBe(first.body);
+      expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    }
+    await app.close();
+  });
+
+  it('reads the read models again once an event has moved them', async () => {
+    const app = await appWith();
+    const ids = async () =>
+      (await app.inject({ url: '/v1/podcasts', headers })).json().data.map((p: { id: string }) => p.id);
+    expect(await ids()).toEqual(['pod-1']);
+    await ingest([podcastEvent({ id: 'pod-2', title: 'Harbor Nights', popularity: 0.9 })]);
+    expect(await ids()).toEqual(['pod-2', 'pod-1']);
+    await app.close();
+  });
+
+  it('reads them again once a time-derived value can have changed: the episode leaves the 90-day window', async () => {
+    const app = await appWith();
+    const format = async () => (await app.inject({ url: '/v1/podcasts/pod-1/format', headers })).json();
+    now = NOW;
+    expect(await format()).toMatchObject({ publishing_status: 'active' });
+    now = new Date(NOW.getTime() + DAY);
+    reads.length = 0;
+    expect(await format()).toMatchObject({ publishing_status: 'dormant', episodes_per_week: 0 });
+    expect(reads).not.toEqual([]);
+    now = NOW;
+    await app.close();
+  });
+
+  it('keeps nothing when its size is 0 (EARSHOT_CATALOG_CACHE_MB=0)', async () => {
+    const app = await appWith(0);
+    await app.inject({ url: '/v1/podcasts?q=harbor%20lights', headers });
+    reads.length = 0;
+    expect((await app.inject({ url: '/v1/podcasts?q=harbor%20lights', headers })).statusCode).toBe(200);
+    expect(reads).not.toEqual([]);
+    await app.close();
+  });
+
+  it('keeps no error answers', async () => {
+    const app = await appWith();
+    expect((await app.inject({ url: '/v1/podcasts/episodes/ep-9', headers })).statusCode).toBe(404);
+    await ingest([episodeOf({ id: 'ep-9', podcastId: 'pod-1' })]);
+    expect((await app.inject({ url: '/v1/podcasts/episodes/ep-9', headers })).statusCode).toBe(200);
+    await app.close();
+  });
+});
