@@ -40,6 +40,11 @@ export function openPostgres(options: PostgresOptions): Db {
   const pool = new pg.Pool(config);
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // JIT compiles plans of the large search and catalog reads for 50–90 ms each, more than it saves
+  // on queries of this size (docs/operations.md, "PostgreSQL settings").
+  pool.on('connect', (client) => {
+    client.query('set jit = off').catch(() => {});
+  });
   const pooled = wrap(pool);
 
   const clientConfig: pg.ClientConfig = { ...config };
