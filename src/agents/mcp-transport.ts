@@ -8,8 +8,8 @@ import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
-  type JSONRPCResponse,
   JSONRPCMessageSchema,
+  type JSONRPCResponse,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -35,7 +35,11 @@ export function readPost(
 ): { messages: JSONRPCMessage[] } | { refused: PostRefusal } {
   const accept = headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
-    return refusal(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    return refusal(
+      406,
+      -32000,
+      'Not Acceptable: Client must accept both application/json and text/event-stream',
+    );
   if (!isJsonContentType(headers['content-type']))
     return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
   const raw = Array.isArray(body) ? body : [body];
@@ -47,7 +51,10 @@ export function readPost(
     if (!parsed.success) return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
     messages.push(parsed.data);
   }
-  if (messages.some(isInitializeRequest)) {
+  // The method first: parsing every message as an initialize would cost more than the rest.
+  const initialize = (message: JSONRPCMessage) =>
+    'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+  if (messages.some(initialize)) {
     if (messages.length > 1)
       return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
     return { messages };
