@@ -3,16 +3,20 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
   type JSONRPCResponse,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+
+// Messages that passed readPost are well-formed: their shape alone tells what they are.
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest =>
+  'method' in message && 'id' in message;
+const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification =>
+  'method' in message && !('id' in message);
 
 /** A refusal before any message reaches the server: the SDK transport's status and JSON-RPC error. */
 export interface PostRefusal {
@@ -96,9 +100,9 @@ export class PostTransport<Context> implements Transport {
     this.onclose?.();
   }
 
-  /** The server's answers. It sends nothing else: earshot never notifies or asks a client. */
+  /** The server's answers. Nothing else is sent on: earshot never notifies or asks a client. */
   async send(message: JSONRPCMessage) {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    if ('method' in message) return;
     const pending = this.#pending.get(message.id as number);
     if (!pending) return;
     this.#pending.delete(message.id as number);
@@ -118,13 +122,13 @@ export class PostTransport<Context> implements Transport {
   exchange(messages: readonly JSONRPCMessage[], context: Context): Promise<JSONRPCResponse[]> {
     const answers: Promise<JSONRPCResponse>[] = [];
     for (const message of messages) {
-      if (isJSONRPCRequest(message)) {
+      if (isRequest(message)) {
         const id = ++this.#lastId;
         answers.push(
           new Promise((settle) => this.#pending.set(id, { clientId: message.id, context, settle })),
         );
         this.onmessage?.({ ...message, id });
-      } else if (isJSONRPCNotification(message) && message.method !== 'notifications/cancelled') {
+      } else if (isNotification(message) && message.method !== 'notifications/cancelled') {
         this.onmessage?.(message);
       }
     }

@@ -6,6 +6,7 @@ import { createKey } from '../../src/platform/keys.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { alertBody, projectAlerts, seedEntity } from '../alerts/support.ts';
 import { episodeOf, podcastEvent } from '../catalog/support.ts';
+import { createTenant } from '../support/platform.ts';
 import { type AgentsHarness, agentsHarness } from './support.ts';
 
 let h: AgentsHarness;
@@ -326,6 +327,99 @@ describe('the MCP endpoint', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toBeNull();
     expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+});
+
+describe('one MCP server for every POST', () => {
+  const call = (id: number | string, name: string, args: object = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+
+  it('answers concurrent POSTs that reuse a request id each with its own caller and id', async () => {
+    const other = await createTenant(h.db);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const tenant = i % 2 ? other : h.tenant;
+        const response = await post(tenant.headers, call(1, 'earshot_alert_list'));
+        return {
+          tenant,
+          body: (await response.json()) as { id: number; result: { structuredContent: { data: unknown[] } } },
+        };
+      }),
+    );
+    for (const { tenant, body } of answers) {
+      expect(body.id).toBe(1);
+      const alerts = body.result.structuredContent.data as { project_id: string }[];
+      expect(alerts.every((alert) => alert.project_id === tenant.project.id)).toBe(true);
+      expect(alerts.length).toBe(tenant === h.tenant ? 1 : 0);
+    }
+  });
+
+  it('answers a batch in request order with the client ids, and a POST of notifications with 202', async () => {
+    const batch = await post(h.tenant.headers, [
+      call('b', 'earshot_alert_list'),
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'b' } },
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+    ] as never);
+    expect(batch.status).toBe(200);
+    const [first, second] = (await batch.json()) as unknown[];
+    expect(first).toMatchObject({ id: 'b', result: { structuredContent: { data: [expect.anything()] } } });
+    expect(second).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+    const notified = await post(h.tenant.headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+  });
+
+  it('refuses what the SDK transport refuses, with its status and JSON-RPC error', async () => {
+    const refused = async (response: Response) => ({
+      status: response.status,
+      code: ((await response.json()) as { error: { code: number } }).error.code,
+    });
+    const jsonOnly = await fetch(h.mcpUrl, {
+      method: 'POST',
+      headers: { ...h.tenant.headers, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(await refused(jsonOnly)).toEqual({ status: 406, code: -32000 });
+    const form = await fetch(h.mcpUrl, {
+      method: 'POST',
+      headers: {
+        ...h.tenant.headers,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json, text/event-stream',
+      },
+      body: 'jsonrpc=2.0',
+    });
+    expect(await refused(form)).toEqual({ status: 415, code: -32000 });
+    expect(await refused(await post(h.tenant.headers, { jsonrpc: '2.0', id: 1 }))).toEqual({
+      status: 400,
+      code: -32700,
+    });
+    const initialize = {
+      jsonrpc: '2.0',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    expect(
+      await refused(
+        await post(h.tenant.headers, [
+          { ...initialize, id: 1 },
+          { ...initialize, id: 2 },
+        ] as never),
+      ),
+    ).toEqual({ status: 400, code: -32600 });
+    expect(await refused(await post({ ...h.tenant.headers, 'mcp-protocol-version': '1999-01-01' }))).toEqual({
+      status: 400,
+      code: -32000,
+    });
+    const tooMany = Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
+    expect(await refused(await post(h.tenant.headers, tooMany as never))).toEqual({
+      status: 400,
+      code: -32600,
+    });
   });
 });
 
