@@ -1,9 +1,13 @@
 // bench/mcp: MCP tools/call next to the REST route it performs, same service, same run. A real
 // `earshot serve` process; three representative tools: a catalog read by id, a search, and a
-// project-scoped list. Each pair runs saturated, then both paced at half the REST route's rate.
+// project-scoped list. For each pair: a warm-up of both, both saturated (their rates and the
+// service's CPU time per request), then both paced at half the REST route's saturated rate, in the
+// order REST, MCP, MCP, REST so a drift of the shared machine's load falls on both alike; each
+// side's latencies of its two paced runs are pooled. Same connections, same rate, same run.
 // Target: tools/call p99 within 1.3× of the REST route's p99 at the paced rate.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -15,7 +19,8 @@ import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const schema = `bench_mcp_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
@@ -29,13 +34,24 @@ async function waitFor(what: string, check: () => Promise<boolean>) {
   throw new Error(`${what} never happened`);
 }
 
-function cannon(options: autocannon.Options) {
-  return new Promise<autocannon.Result>((resolve, reject) =>
-    autocannon({ connections: CONNECTIONS, duration: DURATION, ...options }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    ),
-  );
+/** One autocannon run; every response time (ms, not rounded) is kept for pooled percentiles. */
+function cannon(options: autocannon.Options, duration = DURATION) {
+  const times: number[] = [];
+  return new Promise<{ result: autocannon.Result; times: number[] }>((resolve, reject) => {
+    const instance = autocannon({ connections: CONNECTIONS, duration, ...options }, (error, result) =>
+      error ? reject(error) : resolve({ result, times }),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  });
 }
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+
+const load = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')}`;
 
 const admin = openPostgres({ connectionString: BASE_URL, max: 1 });
 await admin.query(`create schema ${schema}`);
@@ -127,9 +143,23 @@ try {
       throw new Error(`${pair.tool}: ${JSON.stringify(answer)}`);
   }
 
-  const row = (name: string, result: autocannon.Result) =>
-    `${name.padEnd(46)} ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(result.latency.p50).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   non-2xx ${result.non2xx}  errors ${result.errors}`;
-  console.log(`\nbench/mcp  (${CONNECTIONS} connections, ${DURATION}s per run, one api+projector process)`);
+  /** The service's CPU seconds so far, from its own /metrics. */
+  const cpuSeconds = async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
+  };
+  const saturated = async (options: autocannon.Options) => {
+    const before = await cpuSeconds();
+    const { result } = await cannon(options);
+    const cpu = ((await cpuSeconds()) - before) / result.requests.total;
+    return { result, cpu };
+  };
+  const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
+  const failures = (result: autocannon.Result) => result.non2xx + result.errors;
+
+  console.log(
+    `\nbench/mcp  (${CONNECTIONS} connections, ${DURATION} s per run, one api+projector process; ${load()})`,
+  );
   const verdicts: string[] = [];
   for (const pair of pairs) {
     const restOptions = { url: `${url}${pair.rest}`, headers };
@@ -139,21 +169,39 @@ try {
       headers: mcpHeaders,
       body: body(pair.tool, pair.args),
     };
-    const rest = await cannon(restOptions);
-    const mcp = await cannon(mcpOptions);
-    const rate = Math.max(1, Math.floor(rest.requests.average / 2));
-    const restPaced = await cannon({ ...restOptions, overallRate: rate });
-    const mcpPaced = await cannon({ ...mcpOptions, overallRate: rate });
-    console.log(row(`GET ${pair.rest.slice(0, 40)}`, rest));
-    console.log(row(`tools/call ${pair.tool}`, mcp));
-    console.log(row(`  REST at ${rate} req/s`, restPaced));
-    console.log(row(`  MCP at ${rate} req/s`, mcpPaced));
-    const ratio = mcpPaced.latency.p99 / Math.max(1, restPaced.latency.p99);
+    await cannon(restOptions, WARMUP);
+    await cannon(mcpOptions, WARMUP);
+    const rest = await saturated(restOptions);
+    const mcp = await saturated(mcpOptions);
+    const rate = Math.max(1, Math.floor(rest.result.requests.average / 2));
+    const paced = { REST: [] as number[], MCP: [] as number[] };
+    let failed = failures(rest.result) + failures(mcp.result);
+    for (const side of ['REST', 'MCP', 'MCP', 'REST'] as const) {
+      const run = await cannon(
+        { ...(side === 'REST' ? restOptions : mcpOptions), overallRate: rate },
+        DURATION / 2,
+      );
+      paced[side].push(...run.times);
+      failed += failures(run.result);
+    }
+    const restSorted = paced.REST.sort((a, b) => a - b);
+    const mcpSorted = paced.MCP.sort((a, b) => a - b);
+    const restP99 = percentile(restSorted, 99);
+    const mcpP99 = percentile(mcpSorted, 99);
+    console.log(`\n${pair.tool}  vs  GET ${pair.rest.slice(0, 60)}`);
+    console.log(
+      `  saturated   REST ${rest.result.requests.average.toFixed(0).padStart(6)} req/s (${(rest.cpu * 1e6).toFixed(0)} µs CPU each)   MCP ${mcp.result.requests.average.toFixed(0).padStart(6)} req/s (${(mcp.cpu * 1e6).toFixed(0)} µs CPU each)`,
+    );
+    console.log(
+      `  at ${rate} req/s   REST p50 ${ms(percentile(restSorted, 50))}  p99 ${ms(restP99)}  (${restSorted.length} samples)   MCP p50 ${ms(percentile(mcpSorted, 50))}  p99 ${ms(mcpP99)}  (${mcpSorted.length} samples)`,
+    );
+    if (failed) throw new Error(`${pair.tool}: ${failed} failed requests`);
+    const ratio = mcpP99 / restP99;
     verdicts.push(
-      `${pair.tool}: p99 ${mcpPaced.latency.p99} ms vs REST ${restPaced.latency.p99} ms at ${rate} req/s = ${ratio.toFixed(2)}× (target ≤ 1.3×: ${ratio <= 1.3 ? 'met' : 'NOT met'}); saturated ${(mcp.requests.average / rest.requests.average).toFixed(2)}× the REST rate`,
+      `${pair.tool}: p99 ${mcpP99.toFixed(1)} ms vs REST ${restP99.toFixed(1)} ms at ${rate} req/s = ${ratio.toFixed(2)}× (target ≤ 1.3×: ${ratio <= 1.3 ? 'met' : 'NOT met'}); saturated ${(mcp.result.requests.average / rest.result.requests.average).toFixed(2)}× the REST rate, ${(mcp.cpu / rest.cpu).toFixed(2)}× its CPU per request`,
     );
   }
-  console.log(`\n${verdicts.join('\n')}`);
+  console.log(`\n${verdicts.join('\n')}\n(${load()})`);
 } finally {
   service?.kill('SIGTERM');
   await sleep(500);

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
@@ -38,7 +38,19 @@ beforeAll(async () => {
   });
   expect(created.statusCode).toBe(200);
   alertId = created.json().id;
-  await projectAlerts(h.db, h.store);
+  // A reader of the store sees an event once every older transaction on the server has ended
+  // (docs/event-store.md); on a busy shared server that can take a few passes.
+  await vi.waitFor(
+    async () => {
+      await projectAlerts(h.db, h.store);
+      const listed = await h.app.inject({
+        url: `/v1/projects/${h.tenant.project.id}/alerts`,
+        headers: h.tenant.headers,
+      });
+      expect(listed.json().data).toHaveLength(1);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 });
 afterAll(() => h.close());
 
