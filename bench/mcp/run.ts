@@ -7,6 +7,7 @@
 // Target: tools/call p99 within 1.3× of the REST route's p99 at the paced rate.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { type AddressInfo, createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +82,13 @@ try {
   ]);
   await store.close();
 
-  const port = 18900 + Math.floor(Math.random() * 200);
+  // A port the system has just handed out: other benchmarks may run on this machine at once.
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
   const url = `http://127.0.0.1:${port}`;
   service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api,projector'], {
     cwd: root,
