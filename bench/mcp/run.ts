@@ -3,11 +3,13 @@
 // project-scoped list. For each pair: a warm-up of both, both saturated (their rates and the
 // service's CPU time per request), then both paced at half the REST route's saturated rate, in the
 // order REST, MCP, MCP, REST so a drift of the shared machine's load falls on both alike; each
-// side's latencies of its two paced runs are pooled. Same connections, same rate, same run. The
-// same again at half the slower side's saturated rate, where neither queues.
+// side's latencies of its two paced runs are pooled. Same connections, same rate, same run. Last,
+// one request at a time on one kept-alive connection, REST and MCP alternating: the latency the
+// MCP layer adds when nothing queues.
 // Target: tools/call p99 within 1.3× of the REST route's p99 at half the REST route's rate.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,6 +51,46 @@ function cannon(options: autocannon.Options, duration = DURATION) {
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+
+const oneAtATime = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One request on the kept-alive connection; resolves with its latency in ms once the body is read. */
+function sendTo(base: string, method: string, path: string, headers: Record<string, string>, body?: string) {
+  const target = new URL(path, base);
+  return new Promise<number>((resolve, reject) => {
+    const started = performance.now();
+    const outgoing = request(target, { method, headers, agent: oneAtATime }, (answer) => {
+      if ((answer.statusCode ?? 500) >= 300) reject(new Error(`${method} ${path}: ${answer.statusCode}`));
+      answer.resume();
+      answer.on('end', () => resolve(performance.now() - started));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** REST and MCP back to back, one at a time, for DURATION seconds (after 50 unmeasured pairs). */
+async function alternating(rest: () => Promise<number>, mcp: () => Promise<number>) {
+  for (let i = 0; i < 50; i++) {
+    await rest();
+    await mcp();
+  }
+  const times = { rest: [] as number[], mcp: [] as number[] };
+  const until = performance.now() + DURATION * 1000;
+  while (performance.now() < until) {
+    times.rest.push(await rest());
+    times.mcp.push(await mcp());
+  }
+  const restSorted = times.rest.sort((a, b) => a - b);
+  const mcpSorted = times.mcp.sort((a, b) => a - b);
+  return {
+    count: restSorted.length,
+    rest50: percentile(restSorted, 50),
+    rest99: percentile(restSorted, 99),
+    mcp50: percentile(mcpSorted, 50),
+    mcp99: percentile(mcpSorted, 99),
+  };
+}
 
 const load = () =>
   `load average ${loadavg()
@@ -167,6 +209,8 @@ try {
     const busy = (await cpuSeconds()) - before - (idlePerSecond * (performance.now() - started)) / 1000;
     return { result, cpu: busy / result.requests.total };
   };
+  const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+    sendTo(url, method, path, headers, body);
   const ms = (value: number) => `${value.toFixed(1).padStart(6)} ms`;
   const failures = (result: autocannon.Result) => result.non2xx + result.errors;
 
@@ -209,19 +253,20 @@ try {
     console.log(
       `  saturated   REST ${rest.result.requests.average.toFixed(0).padStart(6)} req/s (${(rest.cpu * 1e6).toFixed(0)} µs CPU each)   MCP ${mcp.result.requests.average.toFixed(0).padStart(6)} req/s (${(mcp.cpu * 1e6).toFixed(0)} µs CPU each)`,
     );
-    // The target's rate: half of what REST sustains. Then half of what the slower side sustains,
-    // a rate neither is queued at, for the latency of the MCP layer itself.
+    // The target's rate: half of what REST sustains.
     const rate = Math.max(1, Math.floor(rest.result.requests.average / 2));
     const target = await paced(rate);
-    const easyRate = Math.max(
-      1,
-      Math.floor(Math.min(rest.result.requests.average, mcp.result.requests.average) / 2),
+    const alone = await alternating(
+      () => send('GET', pair.rest, headers),
+      () => send('POST', '/mcp', mcpHeaders, body(pair.tool, pair.args)),
     );
-    const easy = await paced(easyRate);
+    console.log(
+      `  one at a time   REST p50 ${ms(alone.rest50)}  p99 ${ms(alone.rest99)}   MCP p50 ${ms(alone.mcp50)}  p99 ${ms(alone.mcp99)}  (${alone.count} of each)`,
+    );
     if (failed) throw new Error(`${pair.tool}: ${failed} failed requests`);
     const ratio = target.mcpP99 / target.restP99;
     verdicts.push(
-      `${pair.tool}: p99 ${target.mcpP99.toFixed(1)} ms vs REST ${target.restP99.toFixed(1)} ms at ${rate} req/s = ${ratio.toFixed(2)}× (target ≤ 1.3×: ${ratio <= 1.3 ? 'met' : 'NOT met'}); ${(easy.mcpP99 / easy.restP99).toFixed(2)}× at ${easyRate} req/s; saturated ${(mcp.result.requests.average / rest.result.requests.average).toFixed(2)}× the REST rate, ${(mcp.cpu / rest.cpu).toFixed(2)}× its CPU per request`,
+      `${pair.tool}: p99 ${target.mcpP99.toFixed(1)} ms vs REST ${target.restP99.toFixed(1)} ms at ${rate} req/s = ${ratio.toFixed(2)}× (target ≤ 1.3×: ${ratio <= 1.3 ? 'met' : 'NOT met'}); one at a time p50 +${(alone.mcp50 - alone.rest50).toFixed(2)} ms, p99 ${(alone.mcp99 / alone.rest99).toFixed(2)}×; saturated ${(mcp.result.requests.average / rest.result.requests.average).toFixed(2)}× the REST rate, ${(mcp.cpu / rest.cpu).toFixed(2)}× its CPU per request`,
     );
   }
   console.log(`\n${verdicts.join('\n')}\n(${load()})`);
