@@ -3,7 +3,7 @@ import type { Db } from '../db/db.ts';
 import { ForbiddenError } from '../errors.ts';
 import { KEY_PREFIX, type KeyVerifier, type Principal } from '../platform/keys.ts';
 import { findGrant } from './oauth/store.ts';
-import { parseScope, SCOPES, type Scope, type TokenIssuer } from './oauth/tokens.ts';
+import { type AccessClaims, parseScope, SCOPES, type Scope, type TokenIssuer } from './oauth/tokens.ts';
 
 /** Who calls the MCP server: a project API key (every scope) or an OAuth grant (its scopes). */
 export interface AgentCaller {
@@ -32,6 +32,20 @@ export function createAgentCredentials(deps: {
 }) {
   const grants = new Map<string, { revoked: boolean; until: number }>();
   const cacheMs = deps.grantCacheMs ?? 5_000;
+  // A verified access token, until it expires or for cacheMs: an agent presents the same token on
+  // every call, and a signature check costs more than the rest of the credential check.
+  const verified = new Map<string, { claims: AccessClaims & { exp: number }; until: number }>();
+
+  async function verifiedClaims(token: string) {
+    const now = deps.now().getTime();
+    const cached = verified.get(token);
+    if (cached && cached.until > now) return cached.claims;
+    const claims = await deps.tokens.verify(token, deps.now());
+    if (!claims) return undefined;
+    if (verified.size >= 10_000) verified.clear();
+    verified.set(token, { claims, until: Math.min(now + cacheMs, claims.exp * 1000) });
+    return claims;
+  }
 
   async function grantRevoked(id: string) {
     const now = deps.now().getTime();
@@ -58,7 +72,7 @@ export function createAgentCredentials(deps: {
         scopes: SCOPES,
       };
     }
-    const claims = await deps.tokens.verify(presented, deps.now());
+    const claims = await verifiedClaims(presented);
     if (!claims || (await grantRevoked(claims.grant_id))) return undefined;
     return {
       principal: {

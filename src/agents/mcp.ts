@@ -1,22 +1,17 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.ts';
-import { API_VERSION } from '../http/app.ts';
 import { sendProblem, toProblem } from '../http/problem.ts';
 import type { AgentCaller } from './credentials.ts';
-import type { ToolSet } from './tool-table.ts';
-import { buildTools, callTool, invalidArguments, selectSets, type Tool, type ToolResult } from './tools.ts';
+import { createMcpServer, type McpConnection } from './mcp-server.ts';
+import { PostTransport, readPost } from './mcp-transport.ts';
+import { buildTools, callTool, selectSets, type Tool } from './tools.ts';
+
+type McpQuery = { include?: string; exclude?: string };
 
 export interface McpDeps {
   publicBaseUrl: string;
   callerOf(request: FastifyRequest): Promise<AgentCaller | undefined>;
 }
-
-// One for the process: the SDK would otherwise compile a fresh Ajv for every request's Server.
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -40,34 +35,7 @@ function rebindingProblem(request: FastifyRequest, publicBaseUrl: string) {
   return undefined;
 }
 
-const SYSTEM_TOOLS = {
-  catalog: {
-    name: 'earshot_catalog',
-    description:
-      'Lists every earshot tool with its set, description and input schema, including sets this connection does not serve.',
-    inputSchema: {
-      type: 'object',
-      properties: { set: { type: 'string', description: 'Only the tools of this set.' } },
-      additionalProperties: false,
-    },
-  },
-  call: {
-    name: 'earshot_call',
-    description:
-      'Calls any earshot tool by name (see earshot_catalog), even one whose set this connection leaves out.',
-    inputSchema: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', description: 'The tool name, e.g. earshot_podcast_get.' },
-        arguments: { type: 'object', description: "The tool's arguments.", additionalProperties: true },
-      },
-      additionalProperties: false,
-    },
-  },
-} as const;
-
-/** `/mcp`: the MCP server over Streamable HTTP, stateless (docs/agents.md). */
+/** `/mcp`: the MCP server over Streamable HTTP, stateless, answering JSON (docs/agents.md). */
 export function mcpRoutes(deps: McpDeps) {
   return async function routes(app: FastifyInstance) {
     let tools: Tool[] | undefined;
@@ -76,86 +44,28 @@ export function mcpRoutes(deps: McpDeps) {
       tools ??= buildTools(app);
       return tools;
     };
+    const transport = new PostTransport<McpConnection>();
+    const server = createMcpServer(allTools, transport, (tool, args, connection) =>
+      callTool(app, tool, args, connection.caller, connection.requestId),
+    );
     app.addHook('onReady', async () => {
       allTools();
+      await server.connect(transport);
     });
+    app.addHook('onClose', async () => server.close());
 
     const challenge = `Bearer realm="mcp", error="invalid_token", resource_metadata="${deps.publicBaseUrl}/.well-known/oauth-protected-resource"`;
 
-    function run(tool: Tool, args: Record<string, unknown>, caller: AgentCaller, request: FastifyRequest) {
-      return callTool(app, tool, args, caller, request.id);
-    }
-
-    function mcpServer(caller: AgentCaller, sets: Set<ToolSet>, request: FastifyRequest) {
-      const served = allTools().filter((tool) => sets.has(tool.set));
-      const server = new Server(
-        { name: 'earshot', version: API_VERSION },
-        {
-          capabilities: { tools: {} },
-          jsonSchemaValidator,
-          instructions:
-            'earshot: podcast intelligence. Resolve names to ids with the resolve tools, then read podcasts, episodes, transcripts, clips, ads and alerts. earshot_catalog lists every tool; earshot_call calls any of them.',
-        },
-      );
-      server.setRequestHandler(ListToolsRequestSchema, async () => ({
-        tools: [
-          SYSTEM_TOOLS.catalog,
-          SYSTEM_TOOLS.call,
-          ...served.map((tool) => ({
-            name: tool.name,
-            description: tool.description,
-            inputSchema: tool.inputSchema,
-          })),
-        ],
-      }));
-      server.setRequestHandler(CallToolRequestSchema, async (call): Promise<ToolResult> => {
-        const args = (call.params.arguments ?? {}) as Record<string, unknown>;
-        if (call.params.name === SYSTEM_TOOLS.catalog.name) {
-          const listed = allTools().filter((tool) => args.set === undefined || tool.set === args.set);
-          const catalog = listed.map((tool) => ({
-            name: tool.name,
-            set: tool.set,
-            description: tool.description,
-            served_here: sets.has(tool.set),
-            input_schema: tool.inputSchema,
-          }));
-          return {
-            content: [
-              {
-                type: 'text',
-                text: catalog.map((tool) => `${tool.name} (${tool.set}): ${tool.description}`).join('\n'),
-              },
-            ],
-            structuredContent: { tools: catalog },
-          };
-        }
-        if (call.params.name === SYSTEM_TOOLS.call.name) {
-          const target = allTools().find((tool) => tool.name === args.name);
-          if (!target)
-            return invalidArguments(`No tool ${String(args.name)}; see earshot_catalog.`, [
-              { location: 'arguments.name', message: 'is not a tool' },
-            ]);
-          return run(target, (args.arguments ?? {}) as Record<string, unknown>, caller, request);
-        }
-        const tool = served.find((candidate) => candidate.name === call.params.name);
-        if (!tool)
-          return invalidArguments(`No tool ${call.params.name} on this connection; see earshot_catalog.`, [
-            { location: 'name', message: 'is not a served tool' },
-          ]);
-        return run(tool, args, caller, request);
-      });
-      return server;
-    }
-
-    async function handle(
-      request: FastifyRequest<{ Querystring: { include?: string; exclude?: string } }>,
-      reply: FastifyReply,
-    ) {
+    /**
+     * The edge of /mcp, for every method: Host and Origin, the tool sets, then the credential.
+     * Answers the refusal itself (403, 400, 401 with the discovery challenge) and returns undefined.
+     */
+    async function admit(request: FastifyRequest<{ Querystring: McpQuery }>, reply: FastifyReply) {
       const rebinding = rebindingProblem(request, deps.publicBaseUrl);
-      if (rebinding) return sendProblem(reply, toProblem(rebinding, request));
+      if (rebinding) return void sendProblem(reply, toProblem(rebinding, request));
       const selected = selectSets(request.query.include, request.query.exclude);
       if (selected.unknown)
-        return sendProblem(
+        return void sendProblem(
           reply,
           toProblem(
             new BadRequestError(
@@ -173,7 +83,7 @@ export function mcpRoutes(deps: McpDeps) {
       const caller = await deps.callerOf(request);
       if (!caller) {
         reply.header('www-authenticate', challenge);
-        return sendProblem(
+        return void sendProblem(
           reply,
           toProblem(
             new UnauthorizedError(
@@ -184,24 +94,22 @@ export function mcpRoutes(deps: McpDeps) {
           ),
         );
       }
+      return { caller, sets: selected.sets, requestId: request.id };
+    }
+
+    async function handle(request: FastifyRequest<{ Querystring: McpQuery }>, reply: FastifyReply) {
+      const connection = await admit(request, reply);
+      if (!connection) return reply;
       if (request.method !== 'POST') {
         reply.header('allow', 'POST');
         return reply.code(405).send();
       }
-      const server = mcpServer(caller, selected.sets, request);
-      // Stateless: every POST carries its own credential and needs nothing from an earlier one.
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await server.connect(transport);
-      reply.hijack();
-      reply.raw.setHeader('x-request-id', request.id);
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      const post = readPost(request.headers, request.body);
+      if ('refused' in post) return reply.code(post.refused.status).send(post.refused.body);
+      const answers = await transport.exchange(post.messages, connection);
+      if (answers.length === 0) return reply.code(202).send();
+      // As the SDK's transport answers: one answer alone, several as an array in request order.
+      return reply.type('application/json').send(JSON.stringify(answers.length === 1 ? answers[0] : answers));
     }
 
     const options = {

@@ -221,10 +221,9 @@ export async function callTool(
             structuredContent: { content_type: type, text: reply.body },
           }
         : problemResult('request_error', reply.body, reply.statusCode);
-    const json = reply.json() as unknown;
-    const structured = (
-      json && typeof json === 'object' && !Array.isArray(json) ? json : { data: json }
-    ) as Record<string, unknown>;
+    const json = JSON.parse(reply.body) as unknown;
+    const object = json !== null && typeof json === 'object' && !Array.isArray(json);
+    const structured = (object ? json : { data: json }) as Record<string, unknown>;
     if (reply.statusCode >= 400) {
       const code = String(structured.error_code ?? 'request_error');
       return {
@@ -233,8 +232,10 @@ export async function callTool(
         isError: true,
       };
     }
+    // The route's own compact JSON is the text: no second serialization of the same body.
+    const compact = object ? reply.body : JSON.stringify(structured);
     return {
-      content: [{ type: 'text', text: `${summary(structured)}\n${JSON.stringify(structured)}` }],
+      content: [{ type: 'text', text: `${summary(structured)}\n${compact}` }],
       structuredContent: structured,
     };
   } finally {

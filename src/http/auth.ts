@@ -24,10 +24,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * Lets an in-process request (`app.inject`) act as an already verified principal: the MCP
-     * tools call the REST routes this way (docs/agents.md). The header value is random and
-     * single-use, so no outside request can present it.
+     * tools call the REST routes this way (docs/agents.md). The header value holds a secret of
+     * the process and is single-use, so no outside request can present it.
      */
     delegate(principal: Principal): { headers: Record<string, string>; release(): void };
+    /** True for a request made through `delegate`: it was counted and authenticated as its MCP call. */
+    isDelegated(request: FastifyRequest): boolean;
   }
 }
 
@@ -49,10 +51,16 @@ export function presentedKey(request: FastifyRequest): string | undefined {
 async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
   app.decorateRequest('principal', null);
   const delegations = new Map<string, Principal>();
+  const secret = randomBytes(24).toString('base64url');
+  let issued = 0;
   app.decorate('delegate', (principal: Principal) => {
-    const token = randomBytes(24).toString('base64url');
+    const token = `${secret}.${++issued}`;
     delegations.set(token, principal);
     return { headers: { [DELEGATION_HEADER]: token }, release: () => delegations.delete(token) };
+  });
+  app.decorate('isDelegated', (request: FastifyRequest) => {
+    const delegation = request.headers[DELEGATION_HEADER];
+    return typeof delegation === 'string' && delegations.has(delegation);
   });
   app.addHook('onRequest', async (request) => {
     const delegation = request.headers[DELEGATION_HEADER];

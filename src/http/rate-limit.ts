@@ -31,6 +31,8 @@ export async function rateLimits(app: FastifyInstance, config: RateLimitConfig) 
   app.addHook('onRequest', async (request, reply) => {
     const route = request.routeOptions.url;
     if (route !== undefined && UNLIMITED.has(route)) return;
+    // An MCP tool's route call: its /mcp request was counted already.
+    if (app.isDelegated(request)) return;
     const mode: AuthMode = request.routeOptions.config?.auth ?? (route ? 'project' : 'public');
     const keyed = mode !== 'public' && presentedKey(request) !== undefined;
     const limit = keyed ? perKey : perAddress;

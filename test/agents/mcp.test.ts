@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { alertBody, projectAlerts, seedEntity } from '../alerts/support.ts';
 import { episodeOf, podcastEvent } from '../catalog/support.ts';
+import { createTenant } from '../support/platform.ts';
 import { type AgentsHarness, agentsHarness } from './support.ts';
 
 let h: AgentsHarness;
@@ -37,7 +38,19 @@ beforeAll(async () => {
   });
   expect(created.statusCode).toBe(200);
   alertId = created.json().id;
-  await projectAlerts(h.db, h.store);
+  // A reader of the store sees an event once every older transaction on the server has ended
+  // (docs/event-store.md); on a busy shared server that can take a few passes.
+  await vi.waitFor(
+    async () => {
+      await projectAlerts(h.db, h.store);
+      const listed = await h.app.inject({
+        url: `/v1/projects/${h.tenant.project.id}/alerts`,
+        headers: h.tenant.headers,
+      });
+      expect(listed.json().data).toHaveLength(1);
+    },
+    { timeout: 10_000, interval: 100 },
+  );
 });
 afterAll(() => h.close());
 
@@ -326,6 +339,99 @@ describe('the MCP endpoint', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toBeNull();
     expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+  });
+});
+
+describe('one MCP server for every POST', () => {
+  const call = (id: number | string, name: string, args: object = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+
+  it('answers concurrent POSTs that reuse a request id each with its own caller and id', async () => {
+    const other = await createTenant(h.db);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const tenant = i % 2 ? other : h.tenant;
+        const response = await post(tenant.headers, call(1, 'earshot_alert_list'));
+        return {
+          tenant,
+          body: (await response.json()) as { id: number; result: { structuredContent: { data: unknown[] } } },
+        };
+      }),
+    );
+    for (const { tenant, body } of answers) {
+      expect(body.id).toBe(1);
+      const alerts = body.result.structuredContent.data as { project_id: string }[];
+      expect(alerts.every((alert) => alert.project_id === tenant.project.id)).toBe(true);
+      expect(alerts.length).toBe(tenant === h.tenant ? 1 : 0);
+    }
+  });
+
+  it('answers a batch in request order with the client ids, and a POST of notifications with 202', async () => {
+    const batch = await post(h.tenant.headers, [
+      call('b', 'earshot_alert_list'),
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'b' } },
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+    ] as never);
+    expect(batch.status).toBe(200);
+    const [first, second] = (await batch.json()) as unknown[];
+    expect(first).toMatchObject({ id: 'b', result: { structuredContent: { data: [expect.anything()] } } });
+    expect(second).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+    const notified = await post(h.tenant.headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+  });
+
+  it('refuses what the SDK transport refuses, with its status and JSON-RPC error', async () => {
+    const refused = async (response: Response) => ({
+      status: response.status,
+      code: ((await response.json()) as { error: { code: number } }).error.code,
+    });
+    const jsonOnly = await fetch(h.mcpUrl, {
+      method: 'POST',
+      headers: { ...h.tenant.headers, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(await refused(jsonOnly)).toEqual({ status: 406, code: -32000 });
+    const form = await fetch(h.mcpUrl, {
+      method: 'POST',
+      headers: {
+        ...h.tenant.headers,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json, text/event-stream',
+      },
+      body: 'jsonrpc=2.0',
+    });
+    expect(await refused(form)).toEqual({ status: 415, code: -32000 });
+    expect(await refused(await post(h.tenant.headers, { jsonrpc: '2.0', id: 1 }))).toEqual({
+      status: 400,
+      code: -32700,
+    });
+    const initialize = {
+      jsonrpc: '2.0',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    expect(
+      await refused(
+        await post(h.tenant.headers, [
+          { ...initialize, id: 1 },
+          { ...initialize, id: 2 },
+        ] as never),
+      ),
+    ).toEqual({ status: 400, code: -32600 });
+    expect(await refused(await post({ ...h.tenant.headers, 'mcp-protocol-version': '1999-01-01' }))).toEqual({
+      status: 400,
+      code: -32000,
+    });
+    const tooMany = Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
+    expect(await refused(await post(h.tenant.headers, tooMany as never))).toEqual({
+      status: 400,
+      code: -32600,
+    });
   });
 });
 

@@ -58,7 +58,8 @@ export interface TokenIssuer {
   jwks(): { keys: JWK[] };
   sign(claims: AccessClaims, now: Date): Promise<string>;
   /** The claims of a valid token; undefined for anything else (bad signature, audience, expiry). */
-  verify(token: string, now: Date): Promise<AccessClaims | undefined>;
+  /** The claims of a valid token, with its expiry (`exp`, seconds since the epoch). */
+  verify(token: string, now: Date): Promise<(AccessClaims & { exp: number }) | undefined>;
 }
 
 /**
@@ -106,7 +107,7 @@ export async function createTokenIssuer(options: {
           currentDate: now,
           requiredClaims: ['exp', 'sub', 'client_id', 'project_id', 'grant_id', 'scope'],
         });
-        const claims = payload as unknown as AccessClaims;
+        const claims = payload as unknown as AccessClaims & { exp: number };
         return typeof claims.grant_id === 'string' && typeof claims.project_id === 'string'
           ? claims
           : undefined;

@@ -1,0 +1,119 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { API_VERSION } from '../http/app.ts';
+import type { AgentCaller } from './credentials.ts';
+import type { PostTransport } from './mcp-transport.ts';
+import type { ToolSet } from './tool-table.ts';
+import { invalidArguments, type Tool, type ToolResult } from './tools.ts';
+
+/** Who sent a POST and which tool sets its URL serves: all a handler needs besides the message. */
+export interface McpConnection {
+  caller: AgentCaller;
+  sets: Set<ToolSet>;
+  /** The HTTP request id, carried into the tool's route call. */
+  requestId: string;
+}
+
+const SYSTEM_TOOLS = {
+  catalog: {
+    name: 'earshot_catalog',
+    description:
+      'Lists every earshot tool with its set, description and input schema, including sets this connection does not serve.',
+    inputSchema: {
+      type: 'object',
+      properties: { set: { type: 'string', description: 'Only the tools of this set.' } },
+      additionalProperties: false,
+    },
+  },
+  call: {
+    name: 'earshot_call',
+    description:
+      'Calls any earshot tool by name (see earshot_catalog), even one whose set this connection leaves out.',
+    inputSchema: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', description: 'The tool name, e.g. earshot_podcast_get.' },
+        arguments: { type: 'object', description: "The tool's arguments.", additionalProperties: true },
+      },
+      additionalProperties: false,
+    },
+  },
+} as const;
+
+/**
+ * The one SDK `Server` of the process. It keeps nothing of a client between messages that earshot
+ * reads (an initialize's client capabilities matter only for requests to the client, which
+ * earshot never makes), so every POST can share it; its caller comes from the transport.
+ */
+export function createMcpServer(
+  tools: () => readonly Tool[],
+  transport: PostTransport<McpConnection>,
+  run: (tool: Tool, args: Record<string, unknown>, connection: McpConnection) => Promise<ToolResult>,
+) {
+  const server = new Server(
+    { name: 'earshot', version: API_VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'earshot: podcast intelligence. Resolve names to ids with the resolve tools, then read podcasts, episodes, transcripts, clips, ads and alerts. earshot_catalog lists every tool; earshot_call calls any of them.',
+    },
+  );
+  const connectionOf = (requestId: string | number) => {
+    const connection = transport.contextOf(requestId);
+    if (!connection) throw new Error(`No POST is waiting for MCP request ${requestId}.`);
+    return connection;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const { sets } = connectionOf(extra.requestId);
+    return {
+      tools: [
+        SYSTEM_TOOLS.catalog,
+        SYSTEM_TOOLS.call,
+        ...tools()
+          .filter((tool) => sets.has(tool.set))
+          .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+      ],
+    };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (call, extra): Promise<ToolResult> => {
+    const connection = connectionOf(extra.requestId);
+    const args = (call.params.arguments ?? {}) as Record<string, unknown>;
+    if (call.params.name === SYSTEM_TOOLS.catalog.name) {
+      const listed = tools().filter((tool) => args.set === undefined || tool.set === args.set);
+      const catalog = listed.map((tool) => ({
+        name: tool.name,
+        set: tool.set,
+        description: tool.description,
+        served_here: connection.sets.has(tool.set),
+        input_schema: tool.inputSchema,
+      }));
+      return {
+        content: [
+          {
+            type: 'text',
+            text: catalog.map((tool) => `${tool.name} (${tool.set}): ${tool.description}`).join('\n'),
+          },
+        ],
+        structuredContent: { tools: catalog },
+      };
+    }
+    if (call.params.name === SYSTEM_TOOLS.call.name) {
+      const target = tools().find((tool) => tool.name === args.name);
+      if (!target)
+        return invalidArguments(`No tool ${String(args.name)}; see earshot_catalog.`, [
+          { location: 'arguments.name', message: 'is not a tool' },
+        ]);
+      return run(target, (args.arguments ?? {}) as Record<string, unknown>, connection);
+    }
+    const tool = tools().find(
+      (candidate) => candidate.name === call.params.name && connection.sets.has(candidate.set),
+    );
+    if (!tool)
+      return invalidArguments(`No tool ${call.params.name} on this connection; see earshot_catalog.`, [
+        { location: 'name', message: 'is not a served tool' },
+      ]);
+    return run(tool, args, connection);
+  });
+  return server;
+}

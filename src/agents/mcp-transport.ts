@@ -1,0 +1,137 @@
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isInitializeRequest,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+
+// Messages that passed readPost are well-formed: their shape alone tells what they are.
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest =>
+  'method' in message && 'id' in message;
+const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification =>
+  'method' in message && !('id' in message);
+
+/** A refusal before any message reaches the server: the SDK transport's status and JSON-RPC error. */
+export interface PostRefusal {
+  status: number;
+  body: { jsonrpc: '2.0'; error: { code: number; message: string }; id: null };
+}
+
+const refusal = (status: number, code: number, message: string): { refused: PostRefusal } => ({
+  refused: { status, body: { jsonrpc: '2.0', error: { code, message }, id: null } },
+});
+
+/**
+ * The Streamable HTTP rules for a POST, as the SDK's own transport applies them (stateless, JSON
+ * answers): what the client must accept and send, at most MAX_BATCH_SIZE well-formed JSON-RPC
+ * messages, one initialize alone, and a supported MCP-Protocol-Version when one is named.
+ */
+export function readPost(
+  headers: { accept?: string; 'content-type'?: string; 'mcp-protocol-version'?: string | string[] },
+  body: unknown,
+): { messages: JSONRPCMessage[] } | { refused: PostRefusal } {
+  const accept = headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+    return refusal(
+      406,
+      -32000,
+      'Not Acceptable: Client must accept both application/json and text/event-stream',
+    );
+  if (!isJsonContentType(headers['content-type']))
+    return refusal(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+  const raw = Array.isArray(body) ? body : [body];
+  if (raw.length > MAX_BATCH_SIZE)
+    return refusal(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  const messages: JSONRPCMessage[] = [];
+  for (const item of raw) {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
+    messages.push(parsed.data);
+  }
+  // The method first: parsing every message as an initialize would cost more than the rest.
+  const initialize = (message: JSONRPCMessage) =>
+    'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+  if (messages.some(initialize)) {
+    if (messages.length > 1)
+      return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
+    return { messages };
+  }
+  const named = headers['mcp-protocol-version'];
+  const version = Array.isArray(named) ? named.join(', ') : named;
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+    return refusal(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    );
+  return { messages };
+}
+
+interface Pending<Context> {
+  clientId: RequestId;
+  context: Context;
+  settle(response: JSONRPCResponse): void;
+}
+
+/**
+ * Connects the one SDK `Server` of the process to every `POST /mcp` (docs/agents.md). Each POST
+ * hands over its messages with its caller (`exchange`) and gets back the answers to its requests.
+ * Two clients may both send `id: 1` at once, so each request is renamed to an id of this process
+ * on the way in and given its own id back on the way out; a handler finds its caller with
+ * `contextOf(extra.requestId)`.
+ */
+export class PostTransport<Context> implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  #lastId = 0;
+  readonly #pending = new Map<number, Pending<Context>>();
+
+  async start() {}
+
+  async close() {
+    this.onclose?.();
+  }
+
+  /** The server's answers. Nothing else is sent on: earshot never notifies or asks a client. */
+  async send(message: JSONRPCMessage) {
+    if ('method' in message) return;
+    const pending = this.#pending.get(message.id as number);
+    if (!pending) return;
+    this.#pending.delete(message.id as number);
+    pending.settle({ ...message, id: pending.clientId } as JSONRPCResponse);
+  }
+
+  contextOf(requestId: RequestId): Context | undefined {
+    return this.#pending.get(requestId as number)?.context;
+  }
+
+  /**
+   * Delivers one POST's messages and resolves with the answers to its requests, in their order.
+   * Notifications are delivered too, except `notifications/cancelled`: on a stateless server it
+   * can name no request of another POST, and its request id is the client's, not ours.
+   * A response from the client answers nothing (the server never asks), so it is dropped.
+   */
+  exchange(messages: readonly JSONRPCMessage[], context: Context): Promise<JSONRPCResponse[]> {
+    const answers: Promise<JSONRPCResponse>[] = [];
+    for (const message of messages) {
+      if (isRequest(message)) {
+        const id = ++this.#lastId;
+        answers.push(
+          new Promise((settle) => this.#pending.set(id, { clientId: message.id, context, settle })),
+        );
+        this.onmessage?.({ ...message, id });
+      } else if (isNotification(message) && message.method !== 'notifications/cancelled') {
+        this.onmessage?.(message);
+      }
+    }
+    return Promise.all(answers);
+  }
+}
