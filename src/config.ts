@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_ASSETS, findDefaultAsset } from '@x402/evm';
 import { decodeKey } from './secret-key.ts';
 
 /** Every environment variable earshot reads (README.md, Configuration), parsed once. */
@@ -29,6 +30,21 @@ export interface Config {
   snapshotInterval: string;
   /** EARSHOT_OAUTH_SIGNING_KEY: a PKCS#8 PEM private key signing OAuth access tokens (docs/agents.md). */
   oauthSigningKey: string | undefined;
+  /** Pay per request (docs/payments.md): on when EARSHOT_X402_PAY_TO is set. */
+  x402: X402Config | undefined;
+}
+
+/** Where keyless callers pay: the recipient wallet, the network, the asset and its EIP-712 domain. */
+export interface X402Config {
+  payTo: string;
+  /** CAIP-2, e.g. eip155:8453 (Base). */
+  network: `${string}:${string}`;
+  asset: string;
+  /** The asset's EIP-712 domain name and version, which EIP-3009 signatures are bound to. */
+  assetName: string;
+  assetVersion: string;
+  assetDecimals: number;
+  facilitatorUrl: string;
 }
 
 export interface RateLimitConfig {
@@ -92,5 +108,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: list(env.EARSHOT_TRUST_PROXY) ?? [],
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
+    x402: x402Config(env),
+  };
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function x402Config(env: NodeJS.ProcessEnv): X402Config | undefined {
+  const payTo = env.EARSHOT_X402_PAY_TO;
+  if (!payTo) return undefined;
+  if (!ADDRESS.test(payTo)) throw new Error(`EARSHOT_X402_PAY_TO must be a 0x wallet address, got ${payTo}`);
+  const network = env.EARSHOT_X402_NETWORK || 'eip155:8453';
+  if (!/^eip155:\d+$/.test(network))
+    throw new Error(`EARSHOT_X402_NETWORK must be an EVM network as eip155:<chain id>, got ${network}`);
+  const known = env.EARSHOT_X402_ASSET
+    ? findDefaultAsset(env.EARSHOT_X402_ASSET, network as `eip155:${string}`)
+    : DEFAULT_ASSETS[network]?.[0];
+  const asset = env.EARSHOT_X402_ASSET || known?.asset;
+  if (!asset || !ADDRESS.test(asset))
+    throw new Error(`EARSHOT_X402_ASSET must be the token's 0x address (no default on ${network})`);
+  const assetName = env.EARSHOT_X402_ASSET_NAME || known?.name;
+  const assetVersion = env.EARSHOT_X402_ASSET_VERSION || known?.version;
+  if (!assetName || !assetVersion)
+    throw new Error(
+      'EARSHOT_X402_ASSET_NAME and EARSHOT_X402_ASSET_VERSION (the EIP-712 domain of the token) are needed for an asset that is not a known stablecoin',
+    );
+  const facilitatorUrl = env.EARSHOT_X402_FACILITATOR_URL;
+  if (!facilitatorUrl || !URL.canParse(facilitatorUrl))
+    throw new Error(
+      'EARSHOT_X402_FACILITATOR_URL (the x402 facilitator that verifies and settles) is needed with EARSHOT_X402_PAY_TO',
+    );
+  return {
+    payTo,
+    network: network as `${string}:${string}`,
+    asset,
+    assetName,
+    assetVersion,
+    assetDecimals: count(env, 'EARSHOT_X402_ASSET_DECIMALS', known?.decimals ?? 6, 2, 36),
+    facilitatorUrl: facilitatorUrl.replace(/\/+$/, ''),
   };
 }

@@ -110,6 +110,11 @@ export class PlanError extends EarshotError {
   }
 }
 
+/** 503: a service earshot depends on (the x402 facilitator) cannot be reached now. */
+export class UnavailableError extends EarshotError {
+  readonly status = 503;
+}
+
 /** The stream's revision is not the one the writer expected. */
 export class WrongExpectedRevisionError extends ConflictError {
   constructor(

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { API_VERSION } from '../http/app.ts';
 import { sendProblem, toProblem } from '../http/problem.ts';
-import type { AgentCaller } from './credentials.ts';
+import { type AgentCaller, mcpChallenge } from './credentials.ts';
 import type { ToolSet } from './tool-table.ts';
 import { buildTools, callTool, invalidArguments, selectSets, type Tool, type ToolResult } from './tools.ts';
 
@@ -80,7 +80,7 @@ export function mcpRoutes(deps: McpDeps) {
       allTools();
     });
 
-    const challenge = `Bearer realm="mcp", error="invalid_token", resource_metadata="${deps.publicBaseUrl}/.well-known/oauth-protected-resource"`;
+    const challenge = mcpChallenge(deps.publicBaseUrl);
 
     function run(tool: Tool, args: Record<string, unknown>, caller: AgentCaller, request: FastifyRequest) {
       return callTool(app, tool, args, caller, request.id);

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
+import { paymentsSince } from '../../projections/payments/queries.ts';
 import { oauthClients, oauthGrants, oauthRevoke } from '../agents/oauth/admin.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { addChatConnection } from '../chat/connections.ts';
@@ -295,6 +296,31 @@ function allSubscribers(runtime: Runtime): Subscriber[] {
     ...capabilities.flatMap((c) => c.workers ?? []).flatMap((w) => (w.subscriber ? [w.subscriber] : [])),
   ];
 }
+
+program
+  .command('payments')
+  .description('the x402 payment ledger (docs/payments.md)')
+  .command('list')
+  .description('payments verified since a moment, with their outcome and transaction')
+  .option('--since <when>', 'ISO 8601 date or date-time (default: 24 hours ago)')
+  .addOption(json)
+  .action(
+    admin(async ({ db, now }, options: { since?: string }) => {
+      const since = options.since ? new Date(options.since) : new Date(now().getTime() - 86_400_000);
+      if (Number.isNaN(since.getTime()))
+        throw new Error(`--since must be an ISO 8601 date, got ${options.since}`);
+      const payments = await paymentsSince(db, since);
+      const settled = payments.filter((p) => p.outcome === 'settled');
+      return {
+        since: since.toISOString(),
+        payments,
+        settled: {
+          count: settled.length,
+          amount: settled.reduce((sum, p) => sum + BigInt(p.amount), 0n).toString(),
+        },
+      };
+    }),
+  );
 
 const projections = program
   .command('projections')

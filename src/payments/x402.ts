@@ -1,0 +1,372 @@
+import type { ServerResponse } from 'node:http';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import {
+  type HTTPAdapter,
+  HTTPFacilitatorClient,
+  type HTTPRequestContext,
+  x402HTTPResourceServer,
+  x402ResourceServer,
+} from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { X402Config } from '../config.ts';
+import { PlanError, UnavailableError } from '../errors.ts';
+import { payerPrincipal, presentedKey } from '../http/auth.ts';
+import { toProblem } from '../http/problem.ts';
+import { type PaymentFacts, paymentIdOf } from './events.ts';
+import type { Ledger } from './ledger.ts';
+import { atomicAmount, dollars, MCP_CENTS, MCP_PATH, mcpBodyIsBillable, routeCents } from './prices.ts';
+
+/**
+ * x402 pay per request at the HTTP edge (docs/payments.md): the reference resource server of
+ * @x402/core behind a fastify adapter. A keyless call to a billable route is verified before the
+ * handler runs and settled after it, only when it succeeded; the ledger records both.
+ */
+
+interface Paid {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  facts: PaymentFacts;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified payment of a keyless call; settled in onSend (REST) or when /mcp answers. */
+    payment: Paid | null;
+  }
+}
+
+const DELEGATION_HEADER = 'x-earshot-delegation';
+
+/** The request as the x402 packages read it. */
+class FastifyAdapter implements HTTPAdapter {
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly url: string,
+    readonly cents: number,
+    private readonly withPayment = true,
+  ) {}
+  getHeader(name: string) {
+    const lower = name.toLowerCase();
+    if (!this.withPayment && (lower === 'payment-signature' || lower === 'x-payment')) return undefined;
+    const value = this.request.headers[lower];
+    return Array.isArray(value) ? value[0] : value;
+  }
+  getMethod() {
+    return this.request.method;
+  }
+  getPath() {
+    return this.request.url.split('?')[0] ?? '/';
+  }
+  getUrl() {
+    return this.url;
+  }
+  /** Always JSON: the API answers problems, never the packages' HTML paywall. */
+  getAcceptHeader() {
+    return 'application/json';
+  }
+  getUserAgent() {
+    return this.getHeader('user-agent') ?? '';
+  }
+  withoutPayment() {
+    return new FastifyAdapter(this.request, this.url, this.cents, false);
+  }
+}
+
+export interface X402Deps {
+  config: X402Config;
+  publicBaseUrl: string;
+  ledger: Ledger;
+  /** The OAuth pointer a keyless MCP 402 carries beside the payment terms. */
+  mcpChallenge: string;
+}
+
+const RESOLVE = {
+  message:
+    'Sign an EIP-3009 transfer authorization for exactly the amount in the PAYMENT-REQUIRED header and repeat the request with it in PAYMENT-SIGNATURE; or present an API key.',
+  action: 'pay',
+};
+
+/** How a JSON-RPC answer of /mcp failed: an error member or a tool result flagged isError. */
+function jsonRpcFailed(body: string) {
+  try {
+    const messages = [JSON.parse(body)].flat() as { error?: unknown; result?: { isError?: unknown } }[];
+    return messages.some((m) => m?.error !== undefined || m?.result?.isError === true);
+  } catch {
+    return false;
+  }
+}
+
+async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
+  const { config, ledger } = deps;
+  const resourceServer = new x402ResourceServer(
+    new HTTPFacilitatorClient({ url: config.facilitatorUrl }),
+  ).register(config.network, new ExactEvmScheme());
+  const terms = (cents: number) => ({
+    asset: config.asset,
+    amount: atomicAmount(cents, config.assetDecimals),
+    extra: { name: config.assetName, version: config.assetVersion },
+  });
+  const server = new x402HTTPResourceServer(resourceServer, {
+    accepts: {
+      scheme: 'exact',
+      network: config.network,
+      payTo: config.payTo,
+      maxTimeoutSeconds: 60,
+      price: (context: HTTPRequestContext) => {
+        if (!(context.adapter instanceof FastifyAdapter)) throw new Error('x402: unknown adapter');
+        return terms(context.adapter.cents);
+      },
+    },
+    mimeType: 'application/json',
+  });
+  // The facilitator's supported kinds are fetched at the first payment, and again after a failure.
+  let ready: Promise<void> | undefined;
+  const initialized = () => {
+    ready ??= server.initialize().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+
+  const billable: { url: string; method: string; cents: number }[] = [
+    { url: MCP_PATH, method: 'POST', cents: MCP_CENTS },
+  ];
+  const paymentInfo = (cents: number) => ({
+    price: { mode: 'fixed', currency: 'USD', amount: dollars(cents) },
+    protocols: ['x402'],
+  });
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { tags?: string[]; hide?: boolean } | undefined;
+    const cents = routeCents({
+      method: route.method,
+      url: route.url,
+      auth: route.config?.auth,
+      tags: schema?.tags,
+    });
+    if (cents === undefined) return;
+    route.config = { ...route.config, price: cents };
+    // @fastify/swagger copies x- keys of a route schema onto its operation in /openapi.json.
+    route.schema = { ...route.schema, ...{ 'x-payment-info': paymentInfo(cents) } };
+    billable.push({ url: route.url, method: 'GET', cents });
+  });
+  app.decorateRequest('payment', null);
+
+  /** 402 with the terms (PAYMENT-REQUIRED), and for /mcp the OAuth challenge too. */
+  function challenge(reply: FastifyReply, headers: Record<string, string>, detail: string, mcp: boolean) {
+    reply.headers(headers);
+    if (mcp) reply.header('www-authenticate', deps.mcpChallenge);
+    return new PlanError('payment_required', detail, {
+      ...RESOLVE,
+      url: `${deps.publicBaseUrl}/.well-known/x402`,
+    });
+  }
+
+  /** Verifies the payment of a keyless call; throws the 402 when there is none or it is refused. */
+  async function verify(request: FastifyRequest, reply: FastifyReply, cents: number): Promise<Paid> {
+    const mcp = request.routeOptions.url === MCP_PATH;
+    try {
+      await initialized();
+    } catch (error) {
+      request.log.error({ err: error }, 'x402 facilitator unreachable');
+      throw new UnavailableError(
+        'payment_unavailable',
+        'Payments cannot be taken now; retry later or use an API key.',
+      );
+    }
+    const adapter = new FastifyAdapter(request, `${deps.publicBaseUrl}${request.url}`, cents);
+    const context = (a: FastifyAdapter) => ({ adapter: a, path: a.getPath(), method: request.method });
+    const price = `This request costs ${dollars(cents)} USD`;
+    const result = await server.processHTTPRequest(context(adapter));
+    if (result.type === 'payment-error') {
+      const presented = adapter.getHeader('payment-signature') !== undefined;
+      const header = result.response.headers['PAYMENT-REQUIRED'];
+      const reason = header ? decodePaymentRequiredHeader(header).error : undefined;
+      if (presented) ledger.refused();
+      throw challenge(
+        reply,
+        result.response.headers,
+        presented
+          ? `The payment was refused (${reason ?? 'invalid'}). ${price}; sign a new authorization.`
+          : `${price}: pay with x402 (PAYMENT-SIGNATURE) or present an API key.`,
+        mcp,
+      );
+    }
+    if (result.type !== 'payment-verified') throw new Error('x402: a billable route was not priced');
+    const { paymentPayload: payload, paymentRequirements: requirements } = result;
+    const authorization = payload.payload.authorization as { from?: string } | undefined;
+    const facts: PaymentFacts = {
+      paymentId: paymentIdOf(requirements.network, requirements.asset, payload.payload),
+      payer: authorization?.from ?? 'unknown',
+      operation: `${request.method} ${request.routeOptions.url}`,
+      amount: requirements.amount,
+      asset: requirements.asset,
+      network: requirements.network,
+    };
+    if (!(await ledger.verified(facts))) {
+      const fresh = await server.processHTTPRequest(context(adapter.withoutPayment()));
+      throw challenge(
+        reply,
+        fresh.type === 'payment-error' ? fresh.response.headers : {},
+        `This payment authorization was presented before; each pays for one request. ${price}; sign a new one.`,
+        mcp,
+      );
+    }
+    return { payload, requirements, facts };
+  }
+
+  /** Settles a paid call that succeeded; a failed one is released. Headers to add, or the 402 to send instead. */
+  async function settle(request: FastifyRequest, paid: Paid, status: number, failed: boolean) {
+    if (status >= 400 || failed) {
+      await ledger.released(paid.facts, status);
+      return { headers: {} };
+    }
+    const result = await server.processSettlement(paid.payload, paid.requirements).catch((error: unknown) => {
+      request.log.error({ err: error }, 'x402 settlement failed');
+      return { success: false as const, errorReason: 'facilitator_unreachable', headers: {} };
+    });
+    if (result.success) {
+      await ledger.settled(paid.facts, result.transaction);
+      return { headers: result.headers };
+    }
+    await ledger.settlementFailed(paid.facts, result.errorReason);
+    const refusal = new PlanError(
+      'payment_required',
+      `The payment could not be settled (${result.errorReason}); nothing was charged. Sign a new authorization.`,
+      { ...RESOLVE, url: `${deps.publicBaseUrl}/.well-known/x402` },
+    );
+    return { headers: result.headers, problem: toProblem(refusal, request) };
+  }
+
+  const keyless = (request: FastifyRequest) =>
+    request.principal === null &&
+    presentedKey(request) === undefined &&
+    request.headers[DELEGATION_HEADER] === undefined;
+
+  // REST: after authentication, which leaves keyless calls of priced routes to this hook.
+  app.addHook('onRequest', async (request, reply) => {
+    const cents = request.routeOptions.config?.price;
+    if (cents === undefined || !keyless(request)) return;
+    request.payment = await verify(request, reply, cents);
+    request.principal = payerPrincipal(request.payment.facts.payer);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    const paid = request.payment;
+    if (!paid || request.routeOptions.url === MCP_PATH) return payload;
+    const outcome = await settle(request, paid, reply.statusCode, false);
+    reply.headers(outcome.headers);
+    if (!outcome.problem) return payload;
+    reply.code(402).type('application/problem+json');
+    return JSON.stringify(outcome.problem);
+  });
+
+  // MCP: the JSON-RPC body says whether a keyless POST is free (initialize, tools/list) or paid.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== MCP_PATH || request.method !== 'POST') return;
+    if (request.headers['x-api-key'] !== undefined || request.headers.authorization !== undefined) return;
+    if (!mcpBodyIsBillable(request.body)) {
+      request.principal = payerPrincipal(undefined);
+      return;
+    }
+    const paid = await verify(request, reply, MCP_CENTS);
+    request.payment = paid;
+    request.principal = payerPrincipal(paid.facts.payer);
+    holdUntilSettled(reply.raw, async (status, body) => {
+      const outcome = await settle(request, paid, status, jsonRpcFailed(body));
+      return outcome.problem
+        ? { status: 402, headers: outcome.headers, body: JSON.stringify(outcome.problem) }
+        : { headers: outcome.headers };
+    });
+  });
+
+  app.get('/.well-known/x402', { config: { auth: 'public' }, schema: { hide: true } }, async () => ({
+    version: 1,
+    x402Version: 2,
+    resources: billable.map((b) => `${deps.publicBaseUrl}${b.url}`),
+    items: billable.map((b) => ({
+      resource: `${deps.publicBaseUrl}${b.url}`,
+      method: b.method,
+      ...paymentInfo(b.cents),
+      accepts: [
+        {
+          scheme: 'exact',
+          network: config.network,
+          payTo: config.payTo,
+          maxTimeoutSeconds: 60,
+          ...terms(b.cents),
+        },
+      ],
+    })),
+    free: { [MCP_PATH]: ['initialize', 'tools/list', 'ping', 'notifications/*'] },
+  }));
+}
+
+const INTERNAL_ERROR = JSON.stringify({
+  type: 'about:blank',
+  title: 'Internal Server Error',
+  status: 500,
+  error_code: 'internal_error',
+  errors: null,
+});
+
+/**
+ * The MCP transport writes its answer straight to the socket (the reply is hijacked, so onSend
+ * never runs): its writes are held until the payment is settled, then sent with PAYMENT-RESPONSE,
+ * or replaced by the 402 when settlement failed.
+ */
+function holdUntilSettled(
+  raw: ServerResponse,
+  finish: (
+    status: number,
+    body: string,
+  ) => Promise<{ status?: number; headers: Record<string, string>; body?: string }>,
+) {
+  const writeHead = raw.writeHead.bind(raw) as (...args: unknown[]) => ServerResponse;
+  const end = raw.end.bind(raw) as (...args: unknown[]) => ServerResponse;
+  let head: unknown[] | undefined;
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown) => {
+    if (typeof chunk === 'string' || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  raw.writeHead = ((...args: unknown[]) => {
+    head = args;
+    return raw;
+  }) as ServerResponse['writeHead'];
+  raw.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk);
+    for (const arg of rest) if (typeof arg === 'function') arg();
+    return true;
+  }) as ServerResponse['write'];
+  raw.end = ((chunk?: unknown) => {
+    keep(chunk);
+    const status = typeof head?.[0] === 'number' ? head[0] : raw.statusCode;
+    const body = Buffer.concat(chunks).toString('utf8');
+    void finish(status, body)
+      .catch(() => ({ status: 500, headers: {}, body: INTERNAL_ERROR }))
+      .then((outcome) => {
+        for (const [name, value] of Object.entries(outcome.headers)) raw.setHeader(name, value);
+        if (outcome.status !== undefined) {
+          const replacement = outcome.body ?? '';
+          writeHead(outcome.status, {
+            'content-type': 'application/problem+json',
+            'content-length': Buffer.byteLength(replacement),
+          });
+          end(replacement);
+          return;
+        }
+        if (head) writeHead(...head);
+        end(body);
+      });
+    return raw;
+  }) as ServerResponse['end'];
+}
+
+/** Shared infrastructure: its hooks reach every route registered after it (composition.ts lists it first). */
+export const x402Payments = (deps: X402Deps) =>
+  fp(async (app: FastifyInstance) => paymentsPlugin(app, deps), {
+    name: 'earshot-x402',
+    dependencies: ['earshot-auth'],
+  });
