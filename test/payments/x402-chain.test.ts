@@ -160,6 +160,65 @@ describe('pay per request with x402 on a local chain', () => {
     expect(query.status).toBe(401);
   });
 
+  it('lists the payable operations and their terms at /.well-known/x402', async () => {
+    const response = await get('/.well-known/x402');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      version: number;
+      resources: string[];
+      items: { resource: string; method: string; price: { amount: string }; accepts: { amount: string }[] }[];
+    };
+    expect(body.version).toBe(1);
+    expect(body.resources).toEqual(
+      expect.arrayContaining([`${h.url}/v1/podcasts`, `${h.url}/v1/podcasts/advertising/leaderboard`, `${h.url}/mcp`]),
+    );
+    const leaderboard = body.items.find((i) => i.resource.endsWith('/leaderboard'))!;
+    expect(leaderboard.price).toEqual({ mode: 'fixed', currency: 'USD', amount: '0.04' });
+    expect(leaderboard.accepts[0]!.amount).toBe((4n * CENT).toString());
+    expect(body.resources.some((r) => /alerts|connections|deliver|ingest|embed/.test(r))).toBe(false);
+  });
+
+  it('walks /openapi.json: payable operations carry x-payment-info and challenge; no other answers 402', async () => {
+    const spec = (await (await get('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { tags?: string[]; 'x-payment-info'?: { price: { amount: string } } }>>;
+    };
+    let payable = 0;
+    let free = 0;
+    for (const [path, operations] of Object.entries(spec.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const url = `${h.url}${path.replace(/\{[^}]+\}/g, 'x')}`;
+        const init = (headers: Record<string, string>): RequestInit => ({
+          method: method.toUpperCase(),
+          headers: { ...headers, ...(method === 'get' || method === 'delete' ? {} : { 'content-type': 'application/json' }) },
+          ...(method === 'get' || method === 'delete' ? {} : { body: '{}' }),
+        });
+        const info = operation['x-payment-info'];
+        const keyless = await fetch(url, init({}));
+        const keyed = await fetch(url, init({ 'x-api-key': h.tenant.key }));
+        const keyedBody = (await keyed.json().catch(() => ({}))) as { error_code?: string };
+        expect(keyed.headers.get('payment-required'), `${method} ${path} keyed`).toBeNull();
+        expect(keyedBody.error_code, `${method} ${path} keyed`).not.toBe('payment_required');
+        if (info) {
+          payable++;
+          expect(method, path).toBe('get');
+          expect(info).toEqual({
+            price: { mode: 'fixed', currency: 'USD', amount: path.endsWith('/leaderboard') ? '0.04' : '0.01' },
+            protocols: ['x402'],
+          });
+          expect(operation.tags?.some((t) => /alerts|chat|deliveries|webhooks|ingestion/.test(t)), path).toBe(false);
+          expect(keyless.status, `${method} ${path}`).toBe(402);
+          expect(keyless.headers.get('payment-required'), path).not.toBeNull();
+        } else {
+          free++;
+          expect(keyless.status, `${method} ${path}`).not.toBe(402);
+          expect(keyless.headers.get('payment-required'), path).toBeNull();
+        }
+      }
+    }
+    expect(payable).toBeGreaterThan(20);
+    expect(free).toBeGreaterThan(10);
+  });
+
   describe('MCP', () => {
     const rpc = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${h.url}/mcp`, {
