@@ -3,9 +3,10 @@ import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentsProjection } from '../../projections/payments/projection.ts';
 import { paymentsSince } from '../../projections/payments/queries.ts';
+import { handSigned, payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
 import { catchUp } from '../support/projections.ts';
-import { handSigned, payerClient, paymentsHarness } from './support.ts';
+import { paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -170,7 +171,11 @@ describe('pay per request with x402 on a local chain', () => {
     };
     expect(body.version).toBe(1);
     expect(body.resources).toEqual(
-      expect.arrayContaining([`${h.url}/v1/podcasts`, `${h.url}/v1/podcasts/advertising/leaderboard`, `${h.url}/mcp`]),
+      expect.arrayContaining([
+        `${h.url}/v1/podcasts`,
+        `${h.url}/v1/podcasts/advertising/leaderboard`,
+        `${h.url}/mcp`,
+      ]),
     );
     const leaderboard = body.items.find((i) => i.resource.endsWith('/leaderboard'))!;
     expect(leaderboard.price).toEqual({ mode: 'fixed', currency: 'USD', amount: '0.04' });
@@ -180,7 +185,10 @@ describe('pay per request with x402 on a local chain', () => {
 
   it('walks /openapi.json: payable operations carry x-payment-info and challenge; no other answers 402', async () => {
     const spec = (await (await get('/openapi.json')).json()) as {
-      paths: Record<string, Record<string, { tags?: string[]; 'x-payment-info'?: { price: { amount: string } } }>>;
+      paths: Record<
+        string,
+        Record<string, { tags?: string[]; 'x-payment-info'?: { price: { amount: string } } }>
+      >;
     };
     let payable = 0;
     let free = 0;
@@ -189,7 +197,10 @@ describe('pay per request with x402 on a local chain', () => {
         const url = `${h.url}${path.replace(/\{[^}]+\}/g, 'x')}`;
         const init = (headers: Record<string, string>): RequestInit => ({
           method: method.toUpperCase(),
-          headers: { ...headers, ...(method === 'get' || method === 'delete' ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            ...headers,
+            ...(method === 'get' || method === 'delete' ? {} : { 'content-type': 'application/json' }),
+          },
           ...(method === 'get' || method === 'delete' ? {} : { body: '{}' }),
         });
         const info = operation['x-payment-info'];
@@ -202,10 +213,17 @@ describe('pay per request with x402 on a local chain', () => {
           payable++;
           expect(method, path).toBe('get');
           expect(info).toEqual({
-            price: { mode: 'fixed', currency: 'USD', amount: path.endsWith('/leaderboard') ? '0.04' : '0.01' },
+            price: {
+              mode: 'fixed',
+              currency: 'USD',
+              amount: path.endsWith('/leaderboard') ? '0.04' : '0.01',
+            },
             protocols: ['x402'],
           });
-          expect(operation.tags?.some((t) => /alerts|chat|deliveries|webhooks|ingestion/.test(t)), path).toBe(false);
+          expect(
+            operation.tags?.some((t) => /alerts|chat|deliveries|webhooks|ingestion/.test(t)),
+            path,
+          ).toBe(false);
           expect(keyless.status, `${method} ${path}`).toBe(402);
           expect(keyless.headers.get('payment-required'), path).not.toBeNull();
         } else {

@@ -35,8 +35,12 @@ describe('x402 configuration', () => {
     ] as const)
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
     expect(
-      loadConfig({ ...on, EARSHOT_X402_ASSET: token, EARSHOT_X402_ASSET_NAME: 'T', EARSHOT_X402_ASSET_VERSION: '1' })
-        .x402,
+      loadConfig({
+        ...on,
+        EARSHOT_X402_ASSET: token,
+        EARSHOT_X402_ASSET_NAME: 'T',
+        EARSHOT_X402_ASSET_VERSION: '1',
+      }).x402,
     ).toMatchObject({ asset: token, assetName: 'T', assetVersion: '1', assetDecimals: 6 });
   });
 });
@@ -55,14 +59,23 @@ describe('with x402 off', () => {
     expect(keyless.statusCode).toBe(401);
     expect(keyless.headers['payment-required']).toBeUndefined();
     expect((await full.app.inject({ method: 'GET', url: '/.well-known/x402' })).statusCode).toBe(404);
-    expect(JSON.stringify((await full.app.inject({ method: 'GET', url: '/openapi.json' })).json())).not.toContain(
-      'x-payment-info',
-    );
+    expect(
+      JSON.stringify((await full.app.inject({ method: 'GET', url: '/openapi.json' })).json()),
+    ).not.toContain('x-payment-info');
     const mcp = await full.app.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'localhost' },
-      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'earshot_catalog', arguments: {} } },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        host: 'localhost',
+      },
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'earshot_catalog', arguments: {} },
+      },
     });
     expect(mcp.statusCode).toBe(401);
     expect(mcp.headers['www-authenticate']).toContain('resource_metadata=');

@@ -90,10 +90,14 @@ export async function startLocalChain(options: { payers?: number } = {}) {
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: ['http://127.0.0.1'] } },
   });
+  // No retries: viem first tries a method ganache lacks and would back off ~1 s before its fallback.
   const walletOf = (account: PrivateKeyAccount) =>
-    createWalletClient({ account, chain, transport: custom(provider), pollingInterval: 20 }).extend(
-      publicActions,
-    );
+    createWalletClient({
+      account,
+      chain,
+      transport: custom(provider, { retryCount: 0 }),
+      pollingInterval: 20,
+    }).extend(publicActions);
   const minter = walletOf(privateKeyToAccount(keys.minter));
   const token = contracts.TestDollar!;
   const deployHash = await minter.deployContract({
