@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { DEFAULT_ASSETS, findDefaultAsset } from '@x402/evm';
 import { decodeKey } from './secret-key.ts';
 
 /** Every environment variable earshot reads (README.md, Configuration), parsed once. */
@@ -34,16 +33,15 @@ export interface Config {
   x402: X402Config | undefined;
 }
 
-/** Where keyless callers pay: the recipient wallet, the network, the asset and its EIP-712 domain. */
+/**
+ * Where keyless callers pay: the recipient wallet, the network, the token and its EIP-712 domain.
+ * The token is the network's USDC when not given (src/payments/terms.ts resolves it).
+ */
 export interface X402Config {
   payTo: string;
   /** CAIP-2, e.g. eip155:8453 (Base). */
   network: `${string}:${string}`;
-  asset: string;
-  /** The asset's EIP-712 domain name and version, which EIP-3009 signatures are bound to. */
-  assetName: string;
-  assetVersion: string;
-  assetDecimals: number;
+  asset?: { address: string; name: string; version: string; decimals: number };
   facilitatorUrl: string;
 }
 
@@ -121,17 +119,14 @@ function x402Config(env: NodeJS.ProcessEnv): X402Config | undefined {
   const network = env.EARSHOT_X402_NETWORK || 'eip155:8453';
   if (!/^eip155:\d+$/.test(network))
     throw new Error(`EARSHOT_X402_NETWORK must be an EVM network as eip155:<chain id>, got ${network}`);
-  const known = env.EARSHOT_X402_ASSET
-    ? findDefaultAsset(env.EARSHOT_X402_ASSET, network as `eip155:${string}`)
-    : DEFAULT_ASSETS[network]?.[0];
-  const asset = env.EARSHOT_X402_ASSET || known?.asset;
-  if (!asset || !ADDRESS.test(asset))
-    throw new Error(`EARSHOT_X402_ASSET must be the token's 0x address (no default on ${network})`);
-  const assetName = env.EARSHOT_X402_ASSET_NAME || known?.name;
-  const assetVersion = env.EARSHOT_X402_ASSET_VERSION || known?.version;
-  if (!assetName || !assetVersion)
+  const asset = env.EARSHOT_X402_ASSET;
+  if (asset !== undefined && asset !== '' && !ADDRESS.test(asset))
+    throw new Error(`EARSHOT_X402_ASSET must be the token's 0x address, got ${asset}`);
+  const name = env.EARSHOT_X402_ASSET_NAME;
+  const version = env.EARSHOT_X402_ASSET_VERSION;
+  if (asset && (!name || !version))
     throw new Error(
-      'EARSHOT_X402_ASSET_NAME and EARSHOT_X402_ASSET_VERSION (the EIP-712 domain of the token) are needed for an asset that is not a known stablecoin',
+      'EARSHOT_X402_ASSET needs EARSHOT_X402_ASSET_NAME and EARSHOT_X402_ASSET_VERSION (the EIP-712 domain of the token)',
     );
   const facilitatorUrl = env.EARSHOT_X402_FACILITATOR_URL;
   if (!facilitatorUrl || !URL.canParse(facilitatorUrl))
@@ -141,10 +136,16 @@ function x402Config(env: NodeJS.ProcessEnv): X402Config | undefined {
   return {
     payTo,
     network: network as `${string}:${string}`,
-    asset,
-    assetName,
-    assetVersion,
-    assetDecimals: count(env, 'EARSHOT_X402_ASSET_DECIMALS', known?.decimals ?? 6, 2, 36),
+    ...(asset && name && version
+      ? {
+          asset: {
+            address: asset,
+            name,
+            version,
+            decimals: count(env, 'EARSHOT_X402_ASSET_DECIMALS', 6, 2, 36),
+          },
+        }
+      : {}),
     facilitatorUrl: facilitatorUrl.replace(/\/+$/, ''),
   };
 }

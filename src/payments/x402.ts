@@ -99,15 +99,32 @@ function jsonRpcFailed(body: string) {
   }
 }
 
+type Token = NonNullable<X402Config['asset']>;
+
+/** The configured token, or the network's USDC as @x402/evm knows it (an EIP-3009 token). */
+async function tokenOf(config: X402Config, scheme: ExactEvmScheme): Promise<Token> {
+  if (config.asset) return config.asset;
+  const known = await scheme.parsePrice('$1', config.network).catch(() => undefined);
+  const { name, version } = known?.extra ?? {};
+  if (!known || typeof name !== 'string' || typeof version !== 'string')
+    throw new Error(
+      `No known EIP-3009 stablecoin on ${config.network}: set EARSHOT_X402_ASSET, EARSHOT_X402_ASSET_NAME and EARSHOT_X402_ASSET_VERSION`,
+    );
+  const decimals = scheme.getAssetDecimals(known.asset, config.network) ?? 6;
+  return { address: known.asset, name, version, decimals };
+}
+
 async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   const { config, ledger } = deps;
+  const scheme = new ExactEvmScheme();
+  const token = await tokenOf(config, scheme);
   const resourceServer = new x402ResourceServer(
     new HTTPFacilitatorClient({ url: config.facilitatorUrl }),
-  ).register(config.network, new ExactEvmScheme());
+  ).register(config.network, scheme);
   const terms = (cents: number) => ({
-    asset: config.asset,
-    amount: atomicAmount(cents, config.assetDecimals),
-    extra: { name: config.assetName, version: config.assetVersion },
+    asset: token.address,
+    amount: atomicAmount(cents, token.decimals),
+    extra: { name: token.name, version: token.version },
   });
   const server = new x402HTTPResourceServer(resourceServer, {
     accepts: {

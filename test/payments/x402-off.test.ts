@@ -1,47 +1,79 @@
+import Fastify from 'fastify';
+import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import type { Ledger } from '../../src/payments/ledger.ts';
+import { x402Payments } from '../../src/payments/x402.ts';
 import { type FullApp, fullApp } from '../support/app.ts';
 
-describe('x402 configuration', () => {
-  const on = {
-    EARSHOT_X402_PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-    EARSHOT_X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator/',
-  };
+const on = {
+  EARSHOT_X402_PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+  EARSHOT_X402_FACILITATOR_URL: 'http://127.0.0.1:9/facilitator/',
+};
 
+describe('x402 configuration', () => {
   it('is off without EARSHOT_X402_PAY_TO', () => {
     expect(loadConfig({}).x402).toBeUndefined();
   });
 
-  it('defaults to USDC on Base, whose EIP-712 domain it knows', () => {
+  it('reads the wallet, the network (Base by default), the facilitator and a token with its domain', () => {
     expect(loadConfig(on).x402).toEqual({
       payTo: on.EARSHOT_X402_PAY_TO,
       network: 'eip155:8453',
-      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-      assetName: 'USD Coin',
-      assetVersion: '2',
-      assetDecimals: 6,
       facilitatorUrl: 'http://127.0.0.1:9/facilitator',
     });
-  });
-
-  it('refuses a bad wallet, a non-EVM network, no facilitator, or an unknown token without its domain', () => {
     const token = '0x1111111111111111111111111111111111111111';
-    for (const [env, message] of [
-      [{ ...on, EARSHOT_X402_PAY_TO: 'alice' }, /PAY_TO/],
-      [{ ...on, EARSHOT_X402_NETWORK: 'solana:mainnet' }, /NETWORK/],
-      [{ ...on, EARSHOT_X402_FACILITATOR_URL: '' }, /FACILITATOR_URL/],
-      [{ ...on, EARSHOT_X402_NETWORK: 'eip155:1337' }, /EARSHOT_X402_ASSET/],
-      [{ ...on, EARSHOT_X402_ASSET: token }, /ASSET_NAME/],
-    ] as const)
-      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
     expect(
       loadConfig({
         ...on,
         EARSHOT_X402_ASSET: token,
         EARSHOT_X402_ASSET_NAME: 'T',
         EARSHOT_X402_ASSET_VERSION: '1',
-      }).x402,
-    ).toMatchObject({ asset: token, assetName: 'T', assetVersion: '1', assetDecimals: 6 });
+      }).x402?.asset,
+    ).toEqual({ address: token, name: 'T', version: '1', decimals: 6 });
+  });
+
+  it('refuses a bad wallet, a non-EVM network, no facilitator, or a token without its domain', () => {
+    for (const [env, message] of [
+      [{ ...on, EARSHOT_X402_PAY_TO: 'alice' }, /PAY_TO/],
+      [{ ...on, EARSHOT_X402_NETWORK: 'solana:mainnet' }, /NETWORK/],
+      [{ ...on, EARSHOT_X402_FACILITATOR_URL: '' }, /FACILITATOR_URL/],
+      [{ ...on, EARSHOT_X402_ASSET: 'usdc' }, /EARSHOT_X402_ASSET/],
+      [{ ...on, EARSHOT_X402_ASSET: '0x1111111111111111111111111111111111111111' }, /ASSET_NAME/],
+    ] as const)
+      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
+  });
+});
+
+describe('x402 on a known network', () => {
+  it("charges the network's USDC when no token is configured, and refuses to start without one", async () => {
+    const base = await fullApp({
+      env: {
+        EARSHOT_X402_PAY_TO: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+        EARSHOT_X402_FACILITATOR_URL: 'http://127.0.0.1:9',
+      },
+    });
+    try {
+      const discovery = (await base.app.inject({ method: 'GET', url: '/.well-known/x402' })).json() as {
+        items: { accepts: { asset: string; amount: string; extra: unknown }[] }[];
+      };
+      expect(discovery.items[0]!.accepts[0]).toMatchObject({
+        asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        amount: '10000',
+        extra: { name: 'USD Coin', version: '2' },
+      });
+    } finally {
+      await base.close();
+    }
+    const bare = Fastify();
+    await bare.register(fp(async () => {}, { name: 'earshot-auth' }));
+    const config = loadConfig({ ...on, EARSHOT_X402_NETWORK: 'eip155:999999' }).x402!;
+    await expect(
+      bare
+        .register(x402Payments({ config, publicBaseUrl: 'http://x', mcpChallenge: '', ledger: {} as Ledger }))
+        .ready(),
+    ).rejects.toThrow(/No known EIP-3009 stablecoin on eip155:999999/);
+    await bare.close();
   });
 });
 
