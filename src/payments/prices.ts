@@ -21,7 +21,7 @@ const PRICED: Record<string, number> = { '/v1/podcasts/advertising/leaderboard':
 export const MCP_PATH = '/mcp';
 export const MCP_CENTS = 1;
 /** JSON-RPC methods a keyless MCP client may send without paying. */
-const FREE_MCP_METHODS = new Set(['initialize', 'tools/list', 'ping']);
+export const FREE_MCP_METHODS = new Set(['initialize', 'tools/list', 'ping']);
 
 interface RouteFacts {
   method: string | string[];

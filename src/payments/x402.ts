@@ -17,7 +17,15 @@ import { payerPrincipal, presentedKey } from '../http/auth.ts';
 import { toProblem } from '../http/problem.ts';
 import { type PaymentFacts, paymentIdOf } from './events.ts';
 import type { Ledger } from './ledger.ts';
-import { atomicAmount, dollars, MCP_CENTS, MCP_PATH, mcpBodyIsBillable, routeCents } from './prices.ts';
+import {
+  atomicAmount,
+  dollars,
+  FREE_MCP_METHODS,
+  MCP_CENTS,
+  MCP_PATH,
+  mcpBodyIsBillable,
+  routeCents,
+} from './prices.ts';
 
 /**
  * x402 pay per request at the HTTP edge (docs/payments.md): the reference resource server of
@@ -37,8 +45,6 @@ declare module 'fastify' {
     payment: Paid | null;
   }
 }
-
-const DELEGATION_HEADER = 'x-earshot-delegation';
 
 /** The request as the x402 packages read it. */
 class FastifyAdapter implements HTTPAdapter {
@@ -172,14 +178,14 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   });
   app.decorateRequest('payment', null);
 
+  const paymentRequired = (detail: string) =>
+    new PlanError('payment_required', detail, { ...RESOLVE, url: `${deps.publicBaseUrl}/.well-known/x402` });
+
   /** 402 with the terms (PAYMENT-REQUIRED), and for /mcp the OAuth challenge too. */
   function challenge(reply: FastifyReply, headers: Record<string, string>, detail: string, mcp: boolean) {
     reply.headers(headers);
     if (mcp) reply.header('www-authenticate', deps.mcpChallenge);
-    return new PlanError('payment_required', detail, {
-      ...RESOLVE,
-      url: `${deps.publicBaseUrl}/.well-known/x402`,
-    });
+    return paymentRequired(detail);
   }
 
   /** Verifies the payment of a keyless call; throws the 402 when there is none or it is refused. */
@@ -250,18 +256,15 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
       return { headers: result.headers };
     }
     await ledger.settlementFailed(paid.facts, result.errorReason);
-    const refusal = new PlanError(
-      'payment_required',
+    const refusal = paymentRequired(
       `The payment could not be settled (${result.errorReason}); nothing was charged. Sign a new authorization.`,
-      { ...RESOLVE, url: `${deps.publicBaseUrl}/.well-known/x402` },
     );
     return { headers: result.headers, problem: toProblem(refusal, request) };
   }
 
+  // Authentication ran first: a key or an in-process delegation (MCP tools) set a principal.
   const keyless = (request: FastifyRequest) =>
-    request.principal === null &&
-    presentedKey(request) === undefined &&
-    request.headers[DELEGATION_HEADER] === undefined;
+    request.principal === null && presentedKey(request) === undefined;
 
   // REST: after authentication, which leaves keyless calls of priced routes to this hook.
   app.addHook('onRequest', async (request, reply) => {
@@ -317,7 +320,7 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
         },
       ],
     })),
-    free: { [MCP_PATH]: ['initialize', 'tools/list', 'ping', 'notifications/*'] },
+    free: { [MCP_PATH]: [...FREE_MCP_METHODS, 'notifications/*'] },
   }));
 }
 
