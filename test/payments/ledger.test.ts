@@ -41,7 +41,10 @@ describe('the payment ledger', () => {
 
   it('lets an authorization be verified once, and keeps its outcome in the read model', async () => {
     let tick = Date.now() - 30_000;
-    const ledger = createLedger(store, () => new Date((tick += 1000)));
+    const ledger = createLedger(store, () => {
+      tick += 1000;
+      return new Date(tick);
+    });
     const [settled, released, failed] = [facts('0x1'), facts('0x2', 'POST /mcp'), facts('0x3')];
     expect(await ledger.verified(settled)).toBe(true);
     expect(await ledger.verified(settled)).toBe(false);
