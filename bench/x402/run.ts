@@ -81,7 +81,7 @@ try {
       EARSHOT_RATE_LIMIT_PER_IP: '0',
       ...chain.env(facilitator.url),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'],
   });
   const route = `${url}/v1/podcasts/pod-bench`;
   const keyed = { 'x-api-key': key };
@@ -94,9 +94,9 @@ try {
   const timed = async (headers: Record<string, string>) => {
     const started = performance.now();
     const response = await fetch(route, { headers });
-    await response.arrayBuffer();
+    const body = await response.text();
     const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`answered ${response.status}`);
+    if (response.status !== 200) throw new Error(`answered ${response.status}: ${body}`);
     return elapsed;
   };
   for (let i = 0; i < 20; i++) await timed(keyed);

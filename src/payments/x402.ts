@@ -178,6 +178,11 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   });
   app.decorateRequest('payment', null);
 
+  const unavailable = () =>
+    new UnavailableError(
+      'payment_unavailable',
+      'Payments cannot be taken now; retry later or use an API key.',
+    );
   const paymentRequired = (detail: string) =>
     new PlanError('payment_required', detail, { ...RESOLVE, url: `${deps.publicBaseUrl}/.well-known/x402` });
 
@@ -191,19 +196,17 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   /** Verifies the payment of a keyless call; throws the 402 when there is none or it is refused. */
   async function verify(request: FastifyRequest, reply: FastifyReply, cents: number): Promise<Paid> {
     const mcp = request.routeOptions.url === MCP_PATH;
-    try {
-      await initialized();
-    } catch (error) {
+    await initialized().catch((error: unknown) => {
       request.log.error({ err: error }, 'x402 facilitator unreachable');
-      throw new UnavailableError(
-        'payment_unavailable',
-        'Payments cannot be taken now; retry later or use an API key.',
-      );
-    }
+      throw unavailable();
+    });
     const adapter = new FastifyAdapter(request, `${deps.publicBaseUrl}${request.url}`, cents);
     const context = (a: FastifyAdapter) => ({ adapter: a, path: a.getPath(), method: request.method });
     const price = `This request costs ${dollars(cents)} USD`;
-    const result = await server.processHTTPRequest(context(adapter));
+    const result = await server.processHTTPRequest(context(adapter)).catch((error: unknown) => {
+      request.log.error({ err: error }, 'x402 verification failed');
+      throw unavailable();
+    });
     if (result.type === 'payment-error') {
       const presented = adapter.getHeader('payment-signature') !== undefined;
       const header = result.response.headers['PAYMENT-REQUIRED'];

@@ -59,7 +59,10 @@ export async function startFacilitator(chain: LocalChain) {
         return answer(200, await facilitator.settle(paymentPayload, paymentRequirements));
       }
       return answer(404, { error: 'not found' });
-    })().catch((error: unknown) => answer(500, { error: String(error) }));
+    })().catch((error: unknown) => {
+      if (process.env.FACILITATOR_LOGS) console.error('facilitator:', error);
+      answer(500, { error: String(error) });
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
