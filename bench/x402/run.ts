@@ -121,6 +121,10 @@ try {
   console.log(
     `added by paying (verify + on-chain settle)         p50 ${ms(p.p50 - k.p50)}   p99 ${ms(p.p99 - k.p99)}`,
   );
+  const v = summary(facilitator.durations.verify);
+  const st = summary(facilitator.durations.settle);
+  console.log(`  of which the facilitator's verify                  p50 ${ms(v.p50)}   p99 ${ms(v.p99)}`);
+  console.log(`  of which the facilitator's settle (tx + receipt)   p50 ${ms(st.p50)}   p99 ${ms(st.p99)}`);
   console.log(
     `settled ${REQUESTS} × ${price} atomic units = ${spent}; facilitator calls: verify ${facilitator.calls.verify}, settle ${facilitator.calls.settle}`,
   );
