@@ -255,7 +255,13 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
       return { success: false as const, errorReason: 'facilitator_unreachable', headers: {} };
     });
     if (result.success) {
-      await ledger.settled(paid.facts, result.transaction);
+      // The money moved: the caller gets the response even if the ledger cannot be written now.
+      await ledger.settled(paid.facts, result.transaction).catch((error: unknown) => {
+        request.log.error(
+          { err: error, payment: paid.facts, transaction: result.transaction },
+          'x402 ledger write failed',
+        );
+      });
       return { headers: result.headers };
     }
     await ledger.settlementFailed(paid.facts, result.errorReason);
