@@ -35,6 +35,19 @@ declare module 'fastify' {
 
 const DELEGATION_HEADER = 'x-earshot-delegation';
 
+/**
+ * Whether the caller presented a credential at all, even an empty or malformed one (`Authorization:
+ * Basic …`): such a call takes the credential path and is never offered payment (docs/payments.md).
+ */
+export function presentsCredential(request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined;
+  return (
+    request.headers['x-api-key'] !== undefined ||
+    request.headers.authorization !== undefined ||
+    query?.['api-key'] !== undefined
+  );
+}
+
 export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
   if (typeof header === 'string' && header) return header.trim();
@@ -70,7 +83,7 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
     const priced = request.routeOptions.config?.price !== undefined;
     if (!key && !delegated) {
       // A keyless call of a priced route is the x402 plugin's to charge (docs/payments.md).
-      if (mode === 'optional' || priced) return;
+      if (mode === 'optional' || (priced && !presentsCredential(request))) return;
       throw new UnauthorizedError();
     }
     if (delegated?.kind === 'payer') {

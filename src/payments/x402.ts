@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { X402Config } from '../config.ts';
 import { PlanError, UnavailableError } from '../errors.ts';
-import { payerPrincipal, presentedKey } from '../http/auth.ts';
+import { payerPrincipal, presentsCredential } from '../http/auth.ts';
 import { toProblem } from '../http/problem.ts';
 import { type PaymentFacts, paymentIdOf } from './events.ts';
 import type { Ledger } from './ledger.ts';
@@ -272,8 +272,7 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   }
 
   // Authentication ran first: a key or an in-process delegation (MCP tools) set a principal.
-  const keyless = (request: FastifyRequest) =>
-    request.principal === null && presentedKey(request) === undefined;
+  const keyless = (request: FastifyRequest) => request.principal === null && !presentsCredential(request);
 
   // REST: after authentication, which leaves keyless calls of priced routes to this hook.
   app.addHook('onRequest', async (request, reply) => {
