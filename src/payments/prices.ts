@@ -40,16 +40,20 @@ export function routeCents(route: RouteFacts): number | undefined {
 }
 
 /**
- * Whether a keyless MCP POST body must be paid for: it holds a request other than the free ones.
- * Notifications (no id, `notifications/…`) and responses are free; so is a body that is not
- * JSON-RPC at all (the MCP server refuses it, unpaid).
+ * The ids (as JSON) of the billable requests in a keyless MCP POST body: requests other than the
+ * free ones; the body must be paid for when there is any. Notifications (no id: they get no
+ * answer) and responses are free; so is a body that is not JSON-RPC at all (the MCP server
+ * refuses it, unpaid).
  */
-export function mcpBodyIsBillable(body: unknown): boolean {
+export function mcpBillableIds(body: unknown): string[] {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some((message) => {
-    if (!message || typeof message !== 'object' || !('method' in message)) return false;
+  return messages.flatMap((message) => {
+    if (!message || typeof message !== 'object' || !('method' in message)) return [];
+    if (!('id' in message) || message.id === null || message.id === undefined) return [];
     const method = String(message.method);
-    return !FREE_MCP_METHODS.has(method) && !method.startsWith('notifications/');
+    return FREE_MCP_METHODS.has(method) || method.startsWith('notifications/')
+      ? []
+      : [JSON.stringify(message.id)];
   });
 }
 

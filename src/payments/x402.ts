@@ -23,7 +23,7 @@ import {
   FREE_MCP_METHODS,
   MCP_CENTS,
   MCP_PATH,
-  mcpBodyIsBillable,
+  mcpBillableIds,
   routeCents,
 } from './prices.ts';
 
@@ -95,11 +95,24 @@ const RESOLVE = {
   action: 'pay',
 };
 
-/** How a JSON-RPC answer of /mcp failed: an error member or a tool result flagged isError. */
-function jsonRpcFailed(body: string) {
+/**
+ * Whether /mcp served one of the billable requests: an answer to its id with a result that is not
+ * flagged isError. A batch is charged when any of its billable calls succeeded.
+ */
+function servedBillable(body: string, ids: readonly string[]) {
   try {
-    const messages = [JSON.parse(body)].flat() as { error?: unknown; result?: { isError?: unknown } }[];
-    return messages.some((m) => m?.error !== undefined || m?.result?.isError === true);
+    const answers = [JSON.parse(body)].flat() as {
+      id?: unknown;
+      error?: unknown;
+      result?: { isError?: unknown };
+    }[];
+    return answers.some(
+      (a) =>
+        ids.includes(JSON.stringify(a?.id)) &&
+        a.error === undefined &&
+        a.result !== undefined &&
+        a.result.isError !== true,
+    );
   } catch {
     return false;
   }
@@ -295,7 +308,8 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   app.addHook('preHandler', async (request, reply) => {
     if (request.routeOptions.url !== MCP_PATH || request.method !== 'POST') return;
     if (request.headers['x-api-key'] !== undefined || request.headers.authorization !== undefined) return;
-    if (!mcpBodyIsBillable(request.body)) {
+    const ids = mcpBillableIds(request.body);
+    if (ids.length === 0) {
       request.principal = payerPrincipal(undefined);
       return;
     }
@@ -303,7 +317,7 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
     request.payment = paid;
     request.principal = payerPrincipal(paid.facts.payer);
     holdUntilSettled(reply.raw, async (status, body) => {
-      const outcome = await settle(request, paid, status, jsonRpcFailed(body));
+      const outcome = await settle(request, paid, status, !servedBillable(body, ids));
       return outcome.problem
         ? { status: 402, headers: outcome.headers, body: JSON.stringify(outcome.problem) }
         : { headers: outcome.headers };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atomicAmount, dollars, mcpBodyIsBillable, routeCents } from '../../src/payments/prices.ts';
+import { atomicAmount, dollars, mcpBillableIds, routeCents } from '../../src/payments/prices.ts';
 
 describe('what a keyless call pays', () => {
   it('prices the reads of the billable surfaces, the leaderboard at four cents', () => {
@@ -23,18 +23,22 @@ describe('what a keyless call pays', () => {
       expect(routeCents(route), JSON.stringify(route)).toBeUndefined();
   });
 
-  it('lets initialize, tools/list, ping and notifications through /mcp free; anything else is billable', () => {
-    expect(mcpBodyIsBillable({ jsonrpc: '2.0', id: 1, method: 'initialize' })).toBe(false);
-    expect(mcpBodyIsBillable({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBe(false);
-    expect(mcpBodyIsBillable([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).toBe(false);
-    expect(mcpBodyIsBillable('not json-rpc')).toBe(false);
-    expect(mcpBodyIsBillable({ jsonrpc: '2.0', id: 1, method: 'tools/call' })).toBe(true);
+  it('lets initialize, tools/list, ping, notifications and id-less messages through /mcp free', () => {
+    expect(mcpBillableIds({ jsonrpc: '2.0', id: 1, method: 'initialize' })).toEqual([]);
+    expect(mcpBillableIds({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual([]);
+    expect(mcpBillableIds([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).toEqual([]);
+    expect(mcpBillableIds({ jsonrpc: '2.0', method: 'tools/call' })).toEqual([]);
+    expect(mcpBillableIds('not json-rpc')).toEqual([]);
+  });
+
+  it('names the billable requests of an MCP body by id', () => {
+    expect(mcpBillableIds({ jsonrpc: '2.0', id: 1, method: 'tools/call' })).toEqual(['1']);
     expect(
-      mcpBodyIsBillable([
+      mcpBillableIds([
         { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        { jsonrpc: '2.0', id: 2, method: 'resources/list' },
+        { jsonrpc: '2.0', id: 'b', method: 'resources/list' },
       ]),
-    ).toBe(true);
+    ).toEqual(['"b"']);
   });
 
   it('states prices in dollars and in atomic units of the token', () => {

@@ -36,4 +36,47 @@ describe('x402 at its edges', () => {
     }
     expect((await get('/v1/podcasts?api-key=')).status).toBe(401);
   });
+
+  describe('MCP', () => {
+    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    const call = (id: number, name: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: {} },
+    });
+
+    it('charges a batch whose billable call succeeded, even when another call in it failed', async () => {
+      const before = await balance();
+      const batch = [call(1, 'earshot_catalog'), call(2, 'earshot_no_such_tool')];
+      const keyless = await rpc(batch);
+      expect(keyless.status).toBe(402);
+      const required = carol.required(keyless, await keyless.json());
+      const paid = await rpc(batch, await carol.sign(required));
+      expect(paid.status).toBe(200);
+      const answers = (await paid.json()) as {
+        id: number;
+        result?: { isError?: boolean };
+      }[];
+      expect(answers.find((a) => a.id === 1)?.result?.isError).toBeUndefined();
+      expect(carol.settlement(paid).success).toBe(true);
+      expect(await balance()).toBe(before - CENT);
+    });
+
+    it('serves a tools/call without an id (a notification, which gets no answer) free', async () => {
+      const { id: _, ...notification } = call(1, 'earshot_catalog');
+      const response = await rpc(notification);
+      expect(response.status).toBe(202);
+      expect(response.headers.get('payment-required')).toBeNull();
+    });
+  });
 });
