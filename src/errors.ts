@@ -110,9 +110,16 @@ export class PlanError extends EarshotError {
   }
 }
 
-/** 503: a service earshot depends on (the x402 facilitator) cannot be reached now. */
+/** 503: a service earshot depends on (the x402 facilitator) cannot be reached now; resolve says what to do meanwhile. */
 export class UnavailableError extends EarshotError {
   readonly status = 503;
+  constructor(
+    errorCode: ErrorCode,
+    message: string,
+    readonly resolve: ErrorResolve,
+  ) {
+    super(errorCode, message);
+  }
 }
 
 /** The stream's revision is not the one the writer expected. */

@@ -62,6 +62,14 @@ describe('x402 on a known network', () => {
         amount: '10000',
         extra: { name: 'USD Coin', version: '2' },
       });
+      // The facilitator (port 9) cannot be reached: 503, a problem that says what to do.
+      const down = await base.app.inject({ method: 'GET', url: '/v1/podcasts' });
+      expect(down.statusCode).toBe(503);
+      expect(down.headers['content-type']).toContain('application/problem+json');
+      expect(down.json()).toMatchObject({
+        error_code: 'payment_unavailable',
+        resolve: { action: 'retry' },
+      });
     } finally {
       await base.close();
     }
