@@ -7,6 +7,7 @@ import { addChatConnection } from '../chat/connections.ts';
 import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
+import { utcInstant } from '../date-time.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
 import type { ErrorDetail } from '../errors.ts';
@@ -306,9 +307,15 @@ program
   .addOption(json)
   .action(
     admin(async ({ db, now }, options: { since?: string }) => {
-      const since = options.since ? new Date(options.since) : new Date(now().getTime() - 86_400_000);
-      if (Number.isNaN(since.getTime()))
-        throw new Error(`--since must be an ISO 8601 date, got ${options.since}`);
+      const given = options.since;
+      const instant = given
+        ? utcInstant(/^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T00:00:00Z` : given)
+        : now().getTime() - 86_400_000;
+      if (instant === undefined)
+        throw new Error(
+          `--since must be an ISO 8601 date (2026-01-31) or date-time with offset, got ${given}`,
+        );
+      const since = new Date(instant);
       const payments = await paymentsSince(db, since);
       const settled = payments.filter((p) => p.outcome === 'settled');
       return {

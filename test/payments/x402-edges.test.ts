@@ -37,6 +37,17 @@ describe('x402 at its edges', () => {
     expect((await get('/v1/podcasts?api-key=')).status).toBe(401);
   });
 
+  it('challenges before validating, and does not charge a paid request that fails validation', async () => {
+    const before = await balance();
+    const keyless = await get('/v1/podcasts?limit=0');
+    expect(keyless.status).toBe(402);
+    const required = carol.required(keyless, await keyless.json());
+    const paid = await get('/v1/podcasts?limit=0', await carol.sign(required));
+    expect(paid.status).toBe(400);
+    expect(paid.headers.get('payment-response')).toBeNull();
+    expect(await balance()).toBe(before);
+  });
+
   describe('MCP', () => {
     const rpc = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${h.url}/mcp`, {
