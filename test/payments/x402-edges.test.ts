@@ -90,4 +90,18 @@ describe('x402 at its edges', () => {
       expect(response.headers.get('payment-required')).toBeNull();
     });
   });
+
+  it('refuses a --since that is not an ISO 8601 date', async () => {
+    const env = {
+      DATABASE_URL: schemaUrl(h.schema),
+      DATA_DIR: '/tmp/earshot-payments-test',
+    };
+    for (const since of ['1', 'March 7', '2026-13-01']) {
+      const cli = await runCli(['payments', 'list', '--since', since, '--json'], env);
+      expect(cli.code, since).not.toBe(0);
+      expect(cli.stdout + cli.stderr, since).toMatch(/--since/);
+    }
+    const ok = await runCli(['payments', 'list', '--since', '2026-01-01', '--json'], env);
+    expect(ok.code).toBe(0);
+  });
 });
