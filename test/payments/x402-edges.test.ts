@@ -48,6 +48,25 @@ describe('x402 at its edges', () => {
     expect(await balance()).toBe(before);
   });
 
+  it('answers 402, never the data, when the transfer cannot be settled after the request ran', async () => {
+    // Two authorizations from a wallet that holds one price: both verify, at most one can settle.
+    const dave = payerClient(h.chain, h.chain.payers[1]!);
+    await h.chain.mint(dave.account.address, CENT);
+    const sign = async (path: string) => {
+      const keyless = await get(path);
+      return dave.sign(dave.required(keyless, await keyless.json()));
+    };
+    const [first, second] = [await sign('/v1/podcasts'), await sign('/v1/podcasts?limit=2')];
+    const answers = await Promise.all([get('/v1/podcasts', first), get('/v1/podcasts?limit=2', second)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
+    const refused = answers.find((r) => r.status === 402)!;
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    const body = (await refused.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ error_code: 'payment_required', resolve: { action: 'pay' } });
+    expect(body.data).toBeUndefined();
+    expect(await h.chain.balanceOf(dave.account.address)).toBe(0n);
+  });
+
   describe('MCP', () => {
     const rpc = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${h.url}/mcp`, {
