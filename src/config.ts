@@ -35,7 +35,7 @@ export interface Config {
 
 /**
  * Where keyless callers pay: the recipient wallet, the network, the token and its EIP-712 domain.
- * The token is the network's USDC when not given (src/payments/terms.ts resolves it).
+ * The token is the network's USDC when not given (src/payments/x402.ts resolves it at start-up).
  */
 export interface X402Config {
   payTo: string;

@@ -6,7 +6,7 @@ import { paymentsSince } from '../../projections/payments/queries.ts';
 import { handSigned, payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
 import { catchUp } from '../support/projections.ts';
-import { paymentsHarness } from './support.ts';
+import { mcpPost, paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -238,16 +238,7 @@ describe('pay per request with x402 on a local chain', () => {
   });
 
   describe('MCP', () => {
-    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${h.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
+    const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpPost(h.url, body, headers);
     const call = (name: string, args: Record<string, unknown> = {}) => ({
       jsonrpc: '2.0',
       id: 2,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
-import { paymentsHarness } from './support.ts';
+import { mcpPost, paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -37,6 +37,15 @@ describe('x402 at its edges', () => {
     expect((await get('/v1/podcasts?api-key=')).status).toBe(401);
   });
 
+  it('never offers payment for HEAD or OPTIONS of a billable read', async () => {
+    for (const method of ['HEAD', 'OPTIONS']) {
+      const response = await fetch(`${h.url}/v1/podcasts`, { method });
+      expect(response.status, method).not.toBe(402);
+      expect(response.status, method).toBeLessThan(500);
+      expect(response.headers.get('payment-required'), method).toBeNull();
+    }
+  });
+
   it('challenges before validating, and does not charge a paid request that fails validation', async () => {
     const before = await balance();
     const keyless = await get('/v1/podcasts?limit=0');
@@ -68,16 +77,7 @@ describe('x402 at its edges', () => {
   });
 
   describe('MCP', () => {
-    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${h.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
+    const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpPost(h.url, body, headers);
     const call = (id: number, name: string) => ({
       jsonrpc: '2.0',
       id,
