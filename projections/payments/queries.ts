@@ -24,3 +24,26 @@ export async function paymentsSince(db: Queryable, since: Date, limit = 1000): P
   );
   return rows;
 }
+
+export interface SettledTotal {
+  network: string;
+  asset: string;
+  count: number;
+  /** Atomic units of the asset. */
+  amount: string;
+}
+
+/**
+ * The operator's report (`earshot payments list`): up to `limit` payments verified at or after
+ * `since`, whether more exist, and the settled totals of the whole window per network and token.
+ */
+export async function paymentsReport(db: Queryable, since: Date, limit = 1000) {
+  const rows = await paymentsSince(db, since, limit + 1);
+  const { rows: settled } = await db.query<SettledTotal>(
+    `select network, asset, count(*)::int as count, sum(amount)::text as amount
+       from payments where verified_at >= $1::timestamptz and outcome = 'settled'
+      group by network, asset order by network, asset`,
+    [since],
+  );
+  return { payments: rows.slice(0, limit), more: rows.length > limit, settled };
+}

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
-import { paymentsSince } from '../../projections/payments/queries.ts';
+import { paymentsReport } from '../../projections/payments/queries.ts';
 import { oauthClients, oauthGrants, oauthRevoke } from '../agents/oauth/admin.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { addChatConnection } from '../chat/connections.ts';
@@ -316,16 +316,7 @@ program
           `--since must be an ISO 8601 date (2026-01-31) or date-time with offset, got ${given}`,
         );
       const since = new Date(instant);
-      const payments = await paymentsSince(db, since);
-      const settled = payments.filter((p) => p.outcome === 'settled');
-      return {
-        since: since.toISOString(),
-        payments,
-        settled: {
-          count: settled.length,
-          amount: settled.reduce((sum, p) => sum + BigInt(p.amount), 0n).toString(),
-        },
-      };
+      return { since: since.toISOString(), ...(await paymentsReport(db, since)) };
     }),
   );
 

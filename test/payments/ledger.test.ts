@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentsProjection } from '../../projections/payments/projection.ts';
-import { paymentsSince } from '../../projections/payments/queries.ts';
+import { paymentsReport, paymentsSince } from '../../projections/payments/queries.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { paymentIdOf } from '../../src/payments/events.ts';
 import { createLedger } from '../../src/payments/ledger.ts';
@@ -65,5 +65,20 @@ describe('the payment ledger', () => {
       [pending.paymentId, 'verified', null, null],
     ]);
     expect(await paymentsSince(testDb.db, new Date(Date.now() + 60_000))).toEqual([]);
+  });
+
+  it('reports the settled totals of the whole window, not only of the payments listed', async () => {
+    const ledger = createLedger(store, () => new Date());
+    const since = new Date();
+    for (const nonce of ['0xa1', '0xa2', '0xa3']) {
+      const paid = facts(nonce);
+      await ledger.verified(paid);
+      await ledger.settled(paid, `0xtx${nonce}`);
+    }
+    await catchUp(testDb.db, store, paymentsProjection);
+    const report = await paymentsReport(testDb.db, since, 2);
+    expect(report.payments).toHaveLength(2);
+    expect(report.more).toBe(true);
+    expect(report.settled).toEqual([{ network: 'eip155:1337', asset: '0xab', count: 3, amount: '30000' }]);
   });
 });

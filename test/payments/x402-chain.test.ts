@@ -317,10 +317,14 @@ describe('pay per request with x402 on a local chain', () => {
     expect(cli.stderr).toBe('');
     const listed = JSON.parse(cli.stdout) as {
       payments: unknown[];
-      settled: { count: number; amount: string };
+      more: boolean;
+      settled: { network: string; asset: string; count: number; amount: string }[];
     };
     expect(listed.payments).toHaveLength(rows.length);
-    expect(listed.settled).toEqual({ count: 3, amount: (6n * CENT).toString() });
+    expect(listed.more).toBe(false);
+    expect(listed.settled).toEqual([
+      { network: h.chain.network, asset: h.chain.asset, count: 3, amount: (6n * CENT).toString() },
+    ]);
 
     const metrics = await (await get('/metrics')).text();
     expect(metrics).toMatch(/earshot_payments_total\{outcome="settled"\} [3-9]/);
