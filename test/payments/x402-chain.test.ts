@@ -121,6 +121,14 @@ describe('pay per request with x402 on a local chain', () => {
           }),
         ),
       ],
+      [
+        'not yet valid',
+        alice.encode(
+          await handSigned(alice.account, accepted, {
+            validAfter: BigInt(Math.floor(Date.now() / 1000) + 600),
+          }),
+        ),
+      ],
       ['balance', await broke.sign(required)],
     ];
     const reasons: Record<string, string | undefined> = {};
@@ -134,6 +142,7 @@ describe('pay per request with x402 on a local chain', () => {
     expect(reasons.terms).toMatch(/no matching/i);
     expect(reasons.network).toMatch(/no matching/i);
     expect(reasons.expired).toMatch(/valid_before|expired/i);
+    expect(reasons['not yet valid']).toMatch(/valid_after/i);
     expect(reasons.balance).toMatch(/insufficient/i);
     expect(await balances()).toEqual(before);
   });

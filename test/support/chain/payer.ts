@@ -33,14 +33,14 @@ export function payerClient(chain: LocalChain, account: PrivateKeyAccount) {
 export async function handSigned(
   account: PrivateKeyAccount,
   accepted: PaymentRequirements,
-  overrides: { value?: string; validBefore?: bigint } = {},
+  overrides: { value?: string; validAfter?: bigint; validBefore?: bigint } = {},
 ): Promise<PaymentPayload> {
   const now = BigInt(Math.floor(Date.now() / 1000));
   const authorization = {
     from: account.address,
     to: accepted.payTo as Hex,
     value: overrides.value ?? accepted.amount,
-    validAfter: (now - 600n).toString(),
+    validAfter: (overrides.validAfter ?? now - 600n).toString(),
     validBefore: (overrides.validBefore ?? now + 60n).toString(),
     nonce: `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}` as Hex,
   };
