@@ -37,6 +37,25 @@ describe('x402 at its edges', () => {
     expect((await get('/v1/podcasts?api-key=')).status).toBe(401);
   });
 
+  it('refuses a malformed payment signature with 402, not as a server fault', async () => {
+    const garbage = [
+      'not base64 at all!',
+      Buffer.from('{"x402Version":2').toString('base64'),
+      Buffer.from('{"x402Version":2,"payload":{}}').toString('base64'),
+      Buffer.from('[]').toString('base64'),
+    ];
+    const keyless = await get('/v1/podcasts');
+    const accepted = carol.required(keyless, await keyless.json()).accepts[0];
+    for (const payload of [{}, { authorization: {}, signature: '0x' }, { authorization: 'x' }])
+      garbage.push(Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload })).toString('base64'));
+    for (const signature of garbage) {
+      const response = await get('/v1/podcasts', { 'payment-signature': signature });
+      expect(response.status, signature).toBe(402);
+      expect(((await response.json()) as { error_code: string }).error_code).toBe('payment_required');
+      expect(response.headers.get('payment-required'), signature).not.toBeNull();
+    }
+  });
+
   it('never offers payment for HEAD or OPTIONS of a billable read', async () => {
     for (const method of ['HEAD', 'OPTIONS']) {
       const response = await fetch(`${h.url}/v1/podcasts`, { method });
