@@ -7,7 +7,12 @@ import {
   x402HTTPResourceServer,
   x402ResourceServer,
 } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import {
+  FacilitatorResponseError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+} from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -81,6 +86,22 @@ class FastifyAdapter implements HTTPAdapter {
   }
 }
 
+/**
+ * The reference facilitator client, except that a settlement whose answer never came (connection
+ * lost, a proxy's error page) is an unknown outcome like a timeout, not a refusal: the resource
+ * server rethrows FacilitatorResponseError instead of reporting "not settled" (docs/payments.md).
+ */
+class FacilitatorClient extends HTTPFacilitatorClient {
+  override async settle(...args: Parameters<HTTPFacilitatorClient['settle']>) {
+    try {
+      return await super.settle(...args);
+    } catch (error) {
+      if (error instanceof SettleError || error instanceof FacilitatorResponseError) throw error;
+      throw new FacilitatorResponseError(`settle gave no answer: ${String(error)}`);
+    }
+  }
+}
+
 export interface X402Deps {
   config: X402Config;
   publicBaseUrl: string;
@@ -88,6 +109,9 @@ export interface X402Deps {
   /** The OAuth pointer a keyless MCP 402 carries beside the payment terms. */
   mcpChallenge: string;
 }
+
+/** The ledger's reason when the facilitator never answered the settlement: it may have landed. */
+const SETTLEMENT_UNKNOWN = 'settlement_outcome_unknown';
 
 const RESOLVE = {
   message:
@@ -138,7 +162,7 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   const scheme = new ExactEvmScheme();
   const token = await tokenOf(config, scheme);
   const resourceServer = new x402ResourceServer(
-    new HTTPFacilitatorClient({ url: config.facilitatorUrl }),
+    new FacilitatorClient({ url: config.facilitatorUrl }),
   ).register(config.network, scheme);
   const terms = (cents: number) => ({
     asset: token.address,
@@ -265,7 +289,7 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
     }
     const result = await server.processSettlement(paid.payload, paid.requirements).catch((error: unknown) => {
       request.log.error({ err: error }, 'x402 settlement failed');
-      return { success: false as const, errorReason: 'facilitator_unreachable', headers: {} };
+      return { success: false as const, errorReason: SETTLEMENT_UNKNOWN, headers: {} };
     });
     if (result.success) {
       // The money moved: the caller gets the response even if the ledger cannot be written now.
@@ -279,7 +303,9 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
     }
     await ledger.settlementFailed(paid.facts, result.errorReason);
     const refusal = paymentRequired(
-      `The payment could not be settled (${result.errorReason}); nothing was charged. Sign a new authorization.`,
+      result.errorReason === SETTLEMENT_UNKNOWN
+        ? 'The facilitator gave no answer to the settlement, so the response is withheld and whether the transfer landed is unknown (check the wallet). Sign a new authorization to retry.'
+        : `The payment could not be settled (${result.errorReason}); nothing was charged. Sign a new authorization.`,
     );
     return { headers: result.headers, problem: toProblem(refusal, request) };
   }

@@ -95,6 +95,24 @@ describe('x402 at its edges', () => {
     expect(await h.chain.balanceOf(dave.account.address)).toBe(0n);
   });
 
+  it('withholds the response and says the outcome is unknown when the settlement answer is lost', async () => {
+    const before = await balance();
+    const keyless = await get('/v1/podcasts');
+    const signature = await carol.sign(carol.required(keyless, await keyless.json()));
+    h.facilitator.faults.loseSettleAnswer = true;
+    try {
+      const lost = await get('/v1/podcasts', signature);
+      expect(lost.status).toBe(402);
+      const body = (await lost.json()) as Record<string, unknown>;
+      expect(body.detail).toMatch(/unknown/);
+      expect(body.data).toBeUndefined();
+    } finally {
+      h.facilitator.faults.loseSettleAnswer = false;
+    }
+    // The facilitator did submit the transfer: the caller paid, and was not told otherwise.
+    expect(await balance()).toBe(before - CENT);
+  });
+
   describe('MCP', () => {
     const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpPost(h.url, body, headers);
     const call = (id: number, name: string) => ({

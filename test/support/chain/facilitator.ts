@@ -29,6 +29,8 @@ export async function startFacilitator(chain: LocalChain) {
   );
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: chain.network });
   const calls = { verify: 0, settle: 0 };
+  /** Faults a test turns on: settle, then drop the connection instead of answering. */
+  const faults = { loseSettleAnswer: false };
   /** Milliseconds each verify and settle took here, for the benchmark's breakdown. */
   const durations = { verify: [] as number[], settle: [] as number[] };
   const timed = async <T>(kind: 'verify' | 'settle', run: () => Promise<T>) => {
@@ -69,10 +71,9 @@ export async function startFacilitator(chain: LocalChain) {
       if (request.method === 'POST' && request.url === '/settle') {
         calls.settle++;
         const { paymentPayload, paymentRequirements } = await readJson(request);
-        return answer(
-          200,
-          await timed('settle', () => facilitator.settle(paymentPayload, paymentRequirements)),
-        );
+        const settled = await timed('settle', () => facilitator.settle(paymentPayload, paymentRequirements));
+        if (faults.loseSettleAnswer) return void response.destroy();
+        return answer(200, settled);
       }
       return answer(404, { error: 'not found' });
     })().catch((error: unknown) => {
@@ -85,6 +86,7 @@ export async function startFacilitator(chain: LocalChain) {
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    faults,
     durations,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
