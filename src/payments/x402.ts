@@ -87,11 +87,21 @@ class FastifyAdapter implements HTTPAdapter {
 }
 
 /**
- * The reference facilitator client, except that a settlement whose answer never came (connection
- * lost, a proxy's error page) is an unknown outcome like a timeout, not a refusal: the resource
- * server rethrows FacilitatorResponseError instead of reporting "not settled" (docs/payments.md).
+ * The reference facilitator client, except that a facilitator that gives no answer is treated like
+ * one that times out (FacilitatorResponseError, which the resource server rethrows), not as a
+ * verdict on the payment (docs/payments.md): a lost verification is 503, not a refusal; a lost
+ * settlement (connection dropped, a proxy's error page) has an unknown outcome, not "not settled".
  */
 class FacilitatorClient extends HTTPFacilitatorClient {
+  override async verify(...args: Parameters<HTTPFacilitatorClient['verify']>) {
+    try {
+      return await super.verify(...args);
+    } catch (error) {
+      // fetch rejects with a TypeError when no HTTP answer came at all.
+      if (error instanceof TypeError) throw new FacilitatorResponseError(`verify gave no answer: ${error}`);
+      throw error;
+    }
+  }
   override async settle(...args: Parameters<HTTPFacilitatorClient['settle']>) {
     try {
       return await super.settle(...args);

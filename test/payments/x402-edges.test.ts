@@ -95,6 +95,19 @@ describe('x402 at its edges', () => {
     expect(await h.chain.balanceOf(dave.account.address)).toBe(0n);
   });
 
+  it('answers 503 payment_unavailable, not a refusal, when the verification answer is lost', async () => {
+    const keyless = await get('/v1/podcasts');
+    const signature = await carol.sign(carol.required(keyless, await keyless.json()));
+    h.facilitator.faults.loseVerifyAnswer = true;
+    try {
+      const lost = await get('/v1/podcasts', signature);
+      expect(lost.status).toBe(503);
+      expect(((await lost.json()) as { error_code: string }).error_code).toBe('payment_unavailable');
+    } finally {
+      h.facilitator.faults.loseVerifyAnswer = false;
+    }
+  });
+
   it('withholds the response and says the outcome is unknown when the settlement answer is lost', async () => {
     const before = await balance();
     const keyless = await get('/v1/podcasts');

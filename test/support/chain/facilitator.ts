@@ -29,8 +29,8 @@ export async function startFacilitator(chain: LocalChain) {
   );
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: chain.network });
   const calls = { verify: 0, settle: 0 };
-  /** Faults a test turns on: settle, then drop the connection instead of answering. */
-  const faults = { loseSettleAnswer: false };
+  /** Faults a test turns on: drop the connection instead of answering (a settle still happens). */
+  const faults = { loseVerifyAnswer: false, loseSettleAnswer: false };
   /** Milliseconds each verify and settle took here, for the benchmark's breakdown. */
   const durations = { verify: [] as number[], settle: [] as number[] };
   const timed = async <T>(kind: 'verify' | 'settle', run: () => Promise<T>) => {
@@ -63,6 +63,7 @@ export async function startFacilitator(chain: LocalChain) {
       if (request.method === 'POST' && request.url === '/verify') {
         calls.verify++;
         const { paymentPayload, paymentRequirements } = await readJson(request);
+        if (faults.loseVerifyAnswer) return void response.destroy();
         return answer(
           200,
           await timed('verify', () => facilitator.verify(paymentPayload, paymentRequirements)),
