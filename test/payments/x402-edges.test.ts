@@ -152,6 +152,23 @@ describe('x402 at its edges', () => {
       expect(await balance()).toBe(before - CENT);
     });
 
+    it('withholds a paid tool result whose settlement fails, answering the 402 problem instead', async () => {
+      const request = call(3, 'earshot_catalog');
+      const keyless = await rpc(request);
+      const signature = await carol.sign(carol.required(keyless, await keyless.json()));
+      h.facilitator.faults.loseSettleAnswer = true;
+      try {
+        const lost = await rpc(request, signature);
+        expect(lost.status).toBe(402);
+        expect(lost.headers.get('content-type')).toContain('application/problem+json');
+        const body = (await lost.json()) as Record<string, unknown>;
+        expect(body).toMatchObject({ error_code: 'payment_required' });
+        expect(body.result).toBeUndefined();
+      } finally {
+        h.facilitator.faults.loseSettleAnswer = false;
+      }
+    });
+
     it('serves a tools/call without an id (a notification, which gets no answer) free', async () => {
       const { id: _, ...notification } = call(1, 'earshot_catalog');
       const response = await rpc(notification);
