@@ -15,6 +15,7 @@ import { kafkaIngestionWorker } from './kafka/ingestion-worker.ts';
 import { knowledgeCapability } from './knowledge/capability.ts';
 import { matchingCapability } from './matching/capability.ts';
 import { observabilityRoutes } from './observability/routes.ts';
+import { paymentsCapability } from './payments/capability.ts';
 import { rankingsCapability } from './rankings/capability.ts';
 import type { Capability, Runtime } from './runtime.ts';
 import { embeddingProvider, searchCapability } from './search/capability.ts';
@@ -23,6 +24,8 @@ import { embeddingProvider, searchCapability } from './search/capability.ts';
 export function buildCapabilities(runtime: Runtime): Capability[] {
   const slack = { slackApiUrl: runtime.config.slackApiUrl };
   const capabilities: Capability[] = [
+    // First: its hooks must reach the routes of every capability after it.
+    paymentsCapability(runtime),
     {
       name: 'ingestion',
       routes: [ingestionRoutes(runtime.store, runtime.now)],

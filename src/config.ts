@@ -33,6 +33,8 @@ export interface Config {
   embeddings: EmbeddingsConfig | undefined;
   /** EARSHOT_CATALOG_CACHE_MB: megabytes of catalog answers kept per process, 0 for none (docs/catalog.md). */
   catalogCacheMb: number;
+  /** Pay per request (docs/payments.md): on when EARSHOT_X402_PAY_TO is set. */
+  x402: X402Config | undefined;
 }
 
 export interface EmbeddingsConfig {
@@ -54,6 +56,18 @@ function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined 
       `EARSHOT_EMBEDDINGS_MIN_SIMILARITY must be from -1 to 1, got ${env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY}`,
     );
   return { url, model, apiKey: env.EARSHOT_EMBEDDINGS_API_KEY || undefined, minSimilarity };
+}
+
+/**
+ * Where keyless callers pay: the recipient wallet, the network, the token and its EIP-712 domain.
+ * The token is the network's USDC when not given (src/payments/x402.ts resolves it at start-up).
+ */
+export interface X402Config {
+  payTo: string;
+  /** CAIP-2, e.g. eip155:8453 (Base). */
+  network: `${string}:${string}`;
+  asset?: { address: string; name: string; version: string; decimals: number };
+  facilitatorUrl: string;
 }
 
 export interface RateLimitConfig {
@@ -119,5 +133,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
     embeddings: embeddingsConfig(env),
     catalogCacheMb: count(env, 'EARSHOT_CATALOG_CACHE_MB', 64, 0, 65_536),
+    x402: x402Config(env),
+  };
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function x402Config(env: NodeJS.ProcessEnv): X402Config | undefined {
+  const payTo = env.EARSHOT_X402_PAY_TO;
+  if (!payTo) return undefined;
+  if (!ADDRESS.test(payTo)) throw new Error(`EARSHOT_X402_PAY_TO must be a 0x wallet address, got ${payTo}`);
+  const network = env.EARSHOT_X402_NETWORK || 'eip155:8453';
+  if (!/^eip155:\d+$/.test(network))
+    throw new Error(`EARSHOT_X402_NETWORK must be an EVM network as eip155:<chain id>, got ${network}`);
+  const asset = env.EARSHOT_X402_ASSET;
+  if (asset !== undefined && asset !== '' && !ADDRESS.test(asset))
+    throw new Error(`EARSHOT_X402_ASSET must be the token's 0x address, got ${asset}`);
+  const name = env.EARSHOT_X402_ASSET_NAME;
+  const version = env.EARSHOT_X402_ASSET_VERSION;
+  if (asset && (!name || !version))
+    throw new Error(
+      'EARSHOT_X402_ASSET needs EARSHOT_X402_ASSET_NAME and EARSHOT_X402_ASSET_VERSION (the EIP-712 domain of the token)',
+    );
+  const facilitatorUrl = env.EARSHOT_X402_FACILITATOR_URL;
+  if (!facilitatorUrl || !URL.canParse(facilitatorUrl))
+    throw new Error(
+      'EARSHOT_X402_FACILITATOR_URL (the x402 facilitator that verifies and settles) is needed with EARSHOT_X402_PAY_TO',
+    );
+  return {
+    payTo,
+    network: network as `${string}:${string}`,
+    ...(asset && name && version
+      ? {
+          asset: {
+            address: asset,
+            name,
+            version,
+            decimals: count(env, 'EARSHOT_X402_ASSET_DECIMALS', 6, 2, 36),
+          },
+        }
+      : {}),
+    facilitatorUrl: facilitatorUrl.replace(/\/+$/, ''),
   };
 }

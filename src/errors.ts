@@ -76,11 +76,6 @@ export class ForbiddenError extends EarshotError {
   }
 }
 
-/** 503: a dependency (an embeddings API) cannot answer now; the request may be retried. */
-export class UnavailableError extends EarshotError {
-  readonly status = 503;
-}
-
 export class NotFoundError extends EarshotError {
   readonly status = 404;
   constructor(errorCode: ErrorCode = 'not_found', message = 'Not found.') {
@@ -112,6 +107,22 @@ export class PlanError extends EarshotError {
     readonly resolve: ErrorResolve,
   ) {
     super(errorCode, message);
+  }
+}
+
+/**
+ * 503: a service earshot depends on (the x402 facilitator, an embeddings API) cannot answer now;
+ * resolve says what to do meanwhile.
+ */
+export class UnavailableError extends EarshotError {
+  readonly status = 503;
+  constructor(
+    errorCode: ErrorCode,
+    message: string,
+    readonly resolve: ErrorResolve,
+    options?: { cause?: unknown },
+  ) {
+    super(errorCode, message, [], options);
   }
 }
 

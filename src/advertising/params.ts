@@ -12,6 +12,8 @@ const PREMIUM_PLANS: readonly Plan[] = ['BUSINESS', 'ENTERPRISE'];
 
 /** 402 premium_required, with how to resolve it, for a key whose organization's plan lacks premium. */
 export async function assertPremium(db: Queryable, request: FastifyRequest) {
+  // A keyless caller paid the leaderboard's own price (docs/payments.md).
+  if (request.principal?.kind === 'payer') return;
   const organization = await getOrganization(db, callerOf(request).organizationId);
   if (PREMIUM_PLANS.includes(organization.plan)) return;
   throw new PlanError(

@@ -8,10 +8,26 @@ import { type AccessClaims, parseScope, SCOPES, type Scope, type TokenIssuer } f
 /** Who calls the MCP server: a project API key (every scope) or an OAuth grant (its scopes). */
 export interface AgentCaller {
   principal: Principal & { projectId: string; organizationId: string };
-  via: 'api_key' | 'oauth';
+  /** x402: a keyless call the payment plugin let through, paid or free (docs/payments.md). */
+  via: 'api_key' | 'oauth' | 'x402';
   scopes: readonly Scope[];
   grantId?: string;
   clientId?: string;
+}
+
+/** The 401 (and keyless 402) pointer to the OAuth discovery document. */
+export const mcpChallenge = (publicBaseUrl: string) =>
+  `Bearer realm="mcp", error="invalid_token", resource_metadata="${publicBaseUrl}/.well-known/oauth-protected-resource"`;
+
+/** A keyless call: read-only and bound to no project, so project-scoped tools still need a credential. */
+function keylessCaller(request: FastifyRequest): AgentCaller | undefined {
+  const principal = request.principal;
+  if (principal?.kind !== 'payer') return undefined;
+  return {
+    principal: { ...principal, projectId: '', organizationId: '' },
+    via: 'x402',
+    scopes: ['mcp:read'],
+  };
 }
 
 /** MCP takes headers only: X-API-Key, or Authorization: Bearer with a key or an access token. */
@@ -60,7 +76,7 @@ export function createAgentCredentials(deps: {
 
   return async function callerOf(request: FastifyRequest): Promise<AgentCaller | undefined> {
     const presented = presentedCredential(request);
-    if (!presented) return undefined;
+    if (!presented) return keylessCaller(request);
     if (presented.startsWith(KEY_PREFIX)) {
       const principal = await deps.keys.verify(presented);
       if (!principal) return undefined;

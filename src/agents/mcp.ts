@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { sendProblem, toProblem } from '../http/problem.ts';
-import type { AgentCaller } from './credentials.ts';
+import { type AgentCaller, mcpChallenge } from './credentials.ts';
 import { createMcpServer, type McpConnection } from './mcp-server.ts';
 import { PostTransport, readPost } from './mcp-transport.ts';
 import { buildTools, callTool, selectSets, type Tool } from './tools.ts';
@@ -54,7 +54,7 @@ export function mcpRoutes(deps: McpDeps) {
     });
     app.addHook('onClose', async () => server.close());
 
-    const challenge = `Bearer realm="mcp", error="invalid_token", resource_metadata="${deps.publicBaseUrl}/.well-known/oauth-protected-resource"`;
+    const challenge = mcpChallenge(deps.publicBaseUrl);
 
     /**
      * The edge of /mcp, for every method: Host and Origin, the tool sets, then the credential.

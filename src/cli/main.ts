@@ -1,11 +1,13 @@
 import { Command, Option } from 'commander';
 import pino from 'pino';
+import { paymentsReport } from '../../projections/payments/queries.ts';
 import { oauthClients, oauthGrants, oauthRevoke } from '../agents/oauth/admin.ts';
 import { createDisableTokens } from '../alerts/disable-tokens.ts';
 import { addChatConnection } from '../chat/connections.ts';
 import { allProjections, buildCapabilities } from '../composition.ts';
 import { loadConfig } from '../config.ts';
 import { createSecretBox } from '../crypto/secret-box.ts';
+import { utcInstant } from '../date-time.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDb } from '../db/open.ts';
 import type { ErrorDetail } from '../errors.ts';
@@ -295,6 +297,28 @@ function allSubscribers(runtime: Runtime): Subscriber[] {
     ...capabilities.flatMap((c) => c.workers ?? []).flatMap((w) => (w.subscriber ? [w.subscriber] : [])),
   ];
 }
+
+program
+  .command('payments')
+  .description('the x402 payment ledger (docs/payments.md)')
+  .command('list')
+  .description('payments verified since a moment, with their outcome and transaction')
+  .option('--since <when>', 'ISO 8601 date or date-time (default: 24 hours ago)')
+  .addOption(json)
+  .action(
+    admin(async ({ db, now }, options: { since?: string }) => {
+      const given = options.since;
+      const instant = given
+        ? utcInstant(/^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T00:00:00Z` : given)
+        : now().getTime() - 86_400_000;
+      if (instant === undefined)
+        throw new Error(
+          `--since must be an ISO 8601 date (2026-01-31) or date-time with offset, got ${given}`,
+        );
+      const since = new Date(instant);
+      return { since: since.toISOString(), ...(await paymentsReport(db, since)) };
+    }),
+  );
 
 const projections = program
   .command('projections')

@@ -17,6 +17,8 @@ export type AuthMode = 'project' | 'ingest' | 'optional' | 'public';
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /** US cents a keyless caller pays for the route; set by the x402 plugin when payments are on. */
+    price?: number;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -34,6 +36,19 @@ declare module 'fastify' {
 }
 
 const DELEGATION_HEADER = 'x-earshot-delegation';
+
+/**
+ * Whether the caller presented a credential at all, even an empty or malformed one (`Authorization:
+ * Basic …`): such a call takes the credential path and is never offered payment (docs/payments.md).
+ */
+export function presentsCredential(request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined;
+  return (
+    request.headers['x-api-key'] !== undefined ||
+    request.headers.authorization !== undefined ||
+    query?.['api-key'] !== undefined
+  );
+}
 
 export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
@@ -73,9 +88,20 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
       request.routeOptions.config?.auth ?? (request.routeOptions.url ? 'project' : 'public');
     if (mode === 'public') return;
     const key = delegated ? undefined : presentedKey(request);
+    const priced = request.routeOptions.config?.price !== undefined;
     if (!key && !delegated) {
-      if (mode === 'optional') return;
+      // A keyless call of a priced route is the x402 plugin's to charge (docs/payments.md).
+      if (mode === 'optional' || (priced && !presentsCredential(request))) return;
       throw new UnauthorizedError();
+    }
+    if (delegated?.kind === 'payer') {
+      if (!priced)
+        throw new UnauthorizedError(
+          'unauthorized',
+          'This operation needs an API key; it cannot be paid per request.',
+        );
+      request.principal = delegated;
+      return;
     }
     const principal = delegated ?? (await options.keys.verify(key!));
     if (!principal && key?.split('.').length === 3)
@@ -96,6 +122,14 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
 }
 
 export const auth = fp(authPlugin, { name: 'earshot-auth' });
+
+/** The principal of a keyless call paid per request (or of a free MCP call: no payer). */
+export const payerPrincipal = (payer: string | undefined): Principal => ({
+  keyId: `x402:${payer ?? 'anonymous'}`,
+  kind: 'payer',
+  projectId: null,
+  organizationId: null,
+});
 
 /** The caller's project key; for routes whose mode guarantees one. */
 export function callerOf(request: FastifyRequest): Principal & { projectId: string; organizationId: string } {

@@ -6,6 +6,7 @@ import {
   type ErrorDetail,
   type ErrorResolve,
   PlanError,
+  UnavailableError,
   UnresolvedReferenceError,
 } from '../errors.ts';
 import { ajvErrorDetail, shortValue } from '../validation-errors.ts';
@@ -132,7 +133,12 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
       error.message,
       error.errors.length ? error.errors : null,
     );
-    if (error instanceof PlanError || error instanceof UnresolvedReferenceError) body.resolve = error.resolve;
+    if (
+      error instanceof PlanError ||
+      error instanceof UnresolvedReferenceError ||
+      error instanceof UnavailableError
+    )
+      body.resolve = error.resolve;
     return body;
   }
   const fastifyError = error as FastifyError & { validationContext?: string };

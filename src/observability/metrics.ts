@@ -27,6 +27,8 @@ export interface Metrics {
   /** Deliveries waiting for a retry; read at scrape time from the source the delivery capability registers. */
   deliveryRetryQueueDepth: Gauge;
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  /** x402 payments by outcome: verified, settled, settlement_failed, not_charged, refused, replayed. */
+  payments: Counter<'outcome'>;
   /** Adds a source of the retry queue depth; returns its removal. Several sources are summed. */
   registerRetryQueueDepth(source: GaugeSource<number>): () => void;
   /** Adds a source of per-projection lag; returns its removal. A later source wins for the same projection. */
@@ -117,6 +119,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       help: 'HTTP request duration by method, route pattern and status code.',
       labelNames: ['method', 'route', 'status'],
       buckets: HTTP_DURATION_BUCKETS,
+      registers,
+    }),
+    payments: new Counter({
+      name: 'earshot_payments_total',
+      help: 'x402 payments by outcome (verified, settled, settlement_failed, not_charged, refused, replayed).',
+      labelNames: ['outcome'],
       registers,
     }),
     registerRetryQueueDepth(source) {

@@ -11,7 +11,8 @@ export type KeyKind = 'project' | 'ingest';
 /** Who is calling: resolved from a presented API key. */
 export interface Principal {
   keyId: string;
-  kind: KeyKind;
+  /** payer: no key, a keyless call paid with x402 (docs/payments.md); reaches billable routes only. */
+  kind: KeyKind | 'payer';
   projectId: string | null;
   organizationId: string | null;
 }

@@ -51,10 +51,8 @@ async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Fl
       throw new UnavailableError(
         'embeddings_unavailable',
         'The embeddings provider cannot answer now; retry later.',
-        [],
-        {
-          cause: error,
-        },
+        { message: 'Retry in a few seconds, or search with keyword_search alone.', action: 'retry' },
+        { cause: error },
       );
     throw error;
   }
