@@ -29,22 +29,39 @@ function wrap(client: pg.ClientBase | pg.Pool): Queryable {
   };
 }
 
+/**
+ * Session settings sent when a connection starts: JIT off (it compiled plans of the large search
+ * and catalog reads for 50–90 ms each, more than it saved: docs/operations.md, "PostgreSQL
+ * settings") and the schema first on search_path. A URL's own `options` parameter is kept: pg lets
+ * it replace the config's, so it is moved into the config here.
+ */
+function startupOptions(connectionString: string, schema: string | undefined) {
+  const settings = ['-c jit=off'];
+  if (schema) settings.push(`-c search_path=${schema},public`);
+  let url: URL | undefined;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    // Not a URL (a key=value string): its settings are left as they are.
+  }
+  const given = url?.searchParams.get('options');
+  if (url && given) {
+    url.searchParams.delete('options');
+    settings.unshift(given);
+  }
+  return { connectionString: url && given ? url.href : connectionString, options: settings.join(' ') };
+}
+
 export function openPostgres(options: PostgresOptions): Db {
   const config: pg.PoolConfig = {
-    connectionString: options.connectionString,
+    ...startupOptions(options.connectionString, options.schema),
     max: options.max ?? 10,
     types,
     application_name: 'earshot',
   };
-  if (options.schema) config.options = `-c search_path=${options.schema},public`;
   const pool = new pg.Pool(config);
   // An idle client that loses its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  // JIT compiles plans of the large search and catalog reads for 50–90 ms each, more than it saves
-  // on queries of this size (docs/operations.md, "PostgreSQL settings").
-  pool.on('connect', (client) => {
-    client.query('set jit = off').catch(() => {});
-  });
   const pooled = wrap(pool);
 
   const clientConfig: pg.ClientConfig = { ...config };
