@@ -211,12 +211,12 @@ export function searchRoutes(deps: { now(): Date }) {
         const { parts, mentions } = await mentionsOf(
           app,
           entity,
-          shown.map((r) => r.id),
+          shown.map((r) => r.i),
           q.context_lines,
         );
         const data = shown.flatMap((row) => {
-          const episode = parts.get(row.id);
-          const found = mentions.get(row.id);
+          const episode = parts.get(row.i);
+          const found = mentions.get(row.i);
           if (episode === undefined || found === undefined) return [];
           return [mentionItem(episode, found, q.context_lines)];
         });
@@ -237,8 +237,7 @@ export function searchRoutes(deps: { now(): Date }) {
           data,
           has_more: rows.length > q.limit,
         };
-        if (page.has_more && last)
-          page.cursor = app.cursors.encode({ p: new Date(last.published_at).toISOString(), i: last.id });
+        if (page.has_more && last) page.cursor = app.cursors.encode({ p: last.p, i: last.i });
         if (data.length === 0 && after === undefined)
           page.diagnostics = await diagnose(
             activeFilters(filters, q, async (scope: EpisodeScope, _k: KeywordFilter | undefined) =>
