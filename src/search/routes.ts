@@ -130,10 +130,9 @@ export function searchRoutes(deps: { now(): Date }) {
           data = shown.flatMap((hit) => {
             const episode = parts.get(hit.episode_id);
             if (episode === undefined) return [];
-            const found = mentions.get(hit.episode_id)?.indexes ?? [];
-            return [
-              searchItem(episode, { starts: [], bestStart: found[0] ?? null, score: 0, mentions: found }),
-            ];
+            const found = mentions.get(hit.episode_id) ?? { indexes: [], lost: false };
+            const bestStart = found.indexes[0] ?? null;
+            return [searchItem(episode, { starts: [], bestStart, score: 0, mentions: found })];
           });
         } else {
           // Lines of the rows found (the first ROWS_PER_ITEM of each episode) and their context.
