@@ -71,14 +71,14 @@ interface Item {
   windows: { lines: Line[] }[];
   truncated: boolean;
 }
-const transcriptLines = async (id: string): Promise<Line[]> =>
-  (await h.db.query<{ lines: Line[] }>('select lines from transcripts where episode_id = $1', [id])).rows[0]
+const transcriptLines = async (id: string, on = h): Promise<Line[]> =>
+  (await on.db.query<{ lines: Line[] }>('select lines from transcripts where episode_id = $1', [id])).rows[0]
     ?.lines ?? [];
 
 /** Every line an item shows is a line the transcript holds now, with its current text. */
-async function expectExistingLines(items: Item[]) {
+async function expectExistingLines(items: Item[], on = h) {
   for (const item of items) {
-    const held = new Map((await transcriptLines(item.episode.id)).map((l) => [l.number, l.text]));
+    const held = new Map((await transcriptLines(item.episode.id, on)).map((l) => [l.number, l.text]));
     for (const window of item.windows)
       for (const line of window.lines) expect(held.get(line.number)).toBe(line.text);
   }
@@ -143,5 +143,56 @@ describe('results when the index and the transcripts disagree', () => {
       expect(status).toBe(200);
       expect(body.total_episodes).toBe(4);
     }
+  });
+});
+
+describe('an episode re-sent with other lines, applied to one projection before the other', () => {
+  let r: SearchHarness;
+  // The episode as re-sent on `day` of November, its only mention in line `at` (a position).
+  const resent = (day: number, at: number) =>
+    episodeEvent({
+      id: 'ep-resent',
+      publishedAt: '2026-10-01T00:00:00Z',
+      occurred_at: `2026-11-${day}T10:00:00Z`,
+      lines: Array.from({ length: 8 }, (_, i) => (i === at ? 'Quokka Labs, now.' : 'Nothing new.')),
+    });
+  beforeAll(async () => {
+    r = await searchHarness('postgres');
+    await r.ingest([
+      entityEvent({ id: 'ent-quokka', name: 'Quokka Labs', entity_type: 'COMPANY' }),
+      episodeEvent({ id: 'ep-resent', lines: long, publishedAt: '2026-10-01T00:00:00Z' }),
+    ]);
+  });
+  afterAll(() => r?.close());
+
+  const queries: [string, Record<string, string>][] = [
+    ['/v1/podcasts/mentions', { entity_id: 'ent-quokka', context_lines: '0' }],
+    ['/v1/podcasts/episodes/search', { keyword_search: '"quokka labs"' }],
+  ];
+
+  /** Both endpoints list the episode, show only lines it holds now, and mark `truncated` as given. */
+  async function expectItems(truncated: boolean) {
+    for (const [url, query] of queries) {
+      const { status, body } = await r.json(url, query);
+      expect(status).toBe(200);
+      expect(body.data.map((item: Item) => [item.episode.id, item.truncated])).toEqual([
+        ['ep-resent', truncated],
+      ]);
+      await expectExistingLines(body.data, r);
+    }
+  }
+
+  it.each([
+    ['the index', ['search_passages'], ['transcripts'], 21, 5],
+    ['the transcripts model', ['transcripts'], ['search_passages'], 22, 2],
+  ])('shows only lines that exist while only %s has the re-sent episode', async (_, first, then, day, at) => {
+    await r.ingest([resent(day, at)], first);
+    await expectItems(true);
+    await r.ingest([], then);
+    await expectItems(false);
+    const { body } = await r.json(...queries[0]!);
+    expect(
+      body.data[0].windows.flatMap((w: Item['windows'][number]) => w.lines.map((l) => l.number)),
+    ).toEqual([at + 1]);
   });
 });

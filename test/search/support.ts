@@ -31,7 +31,8 @@ const READ_MODELS = [
 export interface SearchHarness {
   db: Db;
   app: FastifyInstance;
-  ingest(events: IngestEvent[]): Promise<void>;
+  /** Ingests the events and applies them to every projection, or only to those of `only`. */
+  ingest(events: IngestEvent[], only?: string[]): Promise<void>;
   get(url: string, query?: Record<string, string>): Promise<LightMyRequestResponse>;
   // biome-ignore lint/suspicious/noExplicitAny: test bodies are read as loose JSON
   json(url: string, query?: Record<string, string>): Promise<{ status: number; body: any }>;
@@ -49,10 +50,10 @@ export async function searchHarness(engine: Engine): Promise<SearchHarness> {
   return {
     db,
     app,
-    async ingest(events) {
+    async ingest(events, only) {
       await ingestEvents(store, events);
       for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
-        await catchUp(db, store, projection);
+        if (only === undefined || only.includes(projection.name)) await catchUp(db, store, projection);
     },
     get,
     async json(url, query) {
