@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+import { episodeEvent } from '../fixtures/events.ts';
+import { quokka } from './fixture.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
 
 const MENTIONS = '/v1/podcasts/mentions';
@@ -14,11 +15,7 @@ const mentions = (i: number) => i % 3 === 0;
 beforeAll(async () => {
   h = await searchHarness('postgres');
   await h.ingest([
-    entityEvent({
-      id: 'ent-quokka',
-      name: 'Quokka Labs',
-      entity_type: 'COMPANY',
-    }),
+    quokka,
     ...Array.from({ length: 150 }, (_, i) =>
       episodeEvent({
         id: `ep-${String(i).padStart(3, '0')}`,

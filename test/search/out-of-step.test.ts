@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+import { episodeEvent } from '../fixtures/events.ts';
+import { quokka } from './fixture.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
 
 // The passage index and the transcripts read model advance on their own checkpoints: a result may
@@ -14,11 +15,7 @@ const long = Array.from({ length: 30 }, (_, i) =>
 beforeAll(async () => {
   h = await searchHarness('postgres');
   await h.ingest([
-    entityEvent({
-      id: 'ent-quokka',
-      name: 'Quokka Labs',
-      entity_type: 'COMPANY',
-    }),
+    quokka,
     episodeEvent({
       id: 'ep-shrunk',
       lines: long,
@@ -159,7 +156,7 @@ describe('an episode re-sent with other lines, applied to one projection before 
   beforeAll(async () => {
     r = await searchHarness('postgres');
     await r.ingest([
-      entityEvent({ id: 'ent-quokka', name: 'Quokka Labs', entity_type: 'COMPANY' }),
+      quokka,
       episodeEvent({ id: 'ep-resent', lines: long, publishedAt: '2026-10-01T00:00:00Z' }),
     ]);
   });
