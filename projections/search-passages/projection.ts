@@ -3,6 +3,7 @@ import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
+import { linesInOrder } from '../transcripts/projection.ts';
 import { foldedLines, windowVectors } from './passages.ts';
 
 const NAME = 'search_passages';
@@ -47,7 +48,7 @@ async function insertWindows(tx: Queryable, episodes: readonly EpisodeTranscribe
     words = [];
   };
   for (const event of episodes) {
-    const lines = [...(event.transcript?.lines ?? [])].sort((a, b) => a.number - b.number);
+    const lines = linesInOrder(event);
     for (const row of windowVectors(foldedLines(lines.map((line) => line.text)))) {
       ids.push(event.episode.id);
       starts.push(row.start);

@@ -221,8 +221,11 @@ export interface MentionPosition {
 const FIRST_ROUND = 64;
 const LAST_ROUND = 4096;
 
+/** A mention list's episode as its keyset position: published_at to the microsecond (a Date keeps milliseconds). */
+const POSITION = `e.id as i, to_char(e.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as p`;
+
 /**
- * Episodes that mention the scope's entity, newest first. Detection reads the index only for the
+ * Episodes that mention the scope's entity, newest first, as keyset positions. Detection reads the index only for the
  * newest episodes of the scope, in rounds of growing size, so a page of a frequently mentioned
  * entity never reads all its mentions; past LAST_ROUND episodes the rest is read at once.
  */
@@ -231,8 +234,8 @@ export async function mentionEpisodes(
   scope: EpisodeScope,
   limit: number,
   after?: MentionPosition,
-): Promise<{ id: string; published_at: Date }[]> {
-  const found: { id: string; published_at: Date }[] = [];
+): Promise<MentionPosition[]> {
+  const found: MentionPosition[] = [];
   let position = after;
   for (let round = FIRST_ROUND; found.length < limit; round *= 4) {
     if (!scope.entity?.names.length || round > LAST_ROUND)
@@ -240,27 +243,26 @@ export async function mentionEpisodes(
     const params = new Params();
     const where = scopeConditions(params, { ...scope, entity: undefined, role: undefined });
     if (position) where.push(keyset(params, position));
-    const { rows: examined } = await db.query<{ id: string; published_at: Date }>(
-      `select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
+    const { rows: examined } = await db.query<MentionPosition>(
+      `select ${POSITION} from catalog_episodes e ${whereOf(where)}
         order by e.published_at desc, e.id desc limit ${params.p(round, 'int')}`,
       params.values,
     );
     if (examined.length === 0) break;
     const ids = new Params();
     const within = ids.p(
-      examined.map((e) => e.id),
+      examined.map((e) => e.i),
       'text[]',
     );
-    const { rows } = await db.query<{ id: string; published_at: Date }>(
-      `select e.id, e.published_at from catalog_episodes e
+    const { rows } = await db.query<MentionPosition>(
+      `select ${POSITION} from catalog_episodes e
         ${whereOf([`e.id = any(${within})`, ...scopeConditions(ids, scope, within)])}
         order by e.published_at desc, e.id desc limit ${ids.p(limit - found.length, 'int')}`,
       ids.values,
     );
     found.push(...rows);
     if (examined.length < round) break;
-    const last = examined.at(-1)!;
-    position = { p: new Date(last.published_at).toISOString(), i: last.id };
+    position = examined.at(-1);
   }
   return found;
 }
@@ -273,8 +275,8 @@ async function mentionPage(db: Queryable, scope: EpisodeScope, limit: number, af
   const params = new Params();
   const where = scopeConditions(params, scope);
   if (after) where.push(keyset(params, after));
-  const { rows } = await db.query<{ id: string; published_at: Date }>(
-    `select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
+  const { rows } = await db.query<MentionPosition>(
+    `select ${POSITION} from catalog_episodes e ${whereOf(where)}
       order by e.published_at desc, e.id desc limit ${params.p(limit, 'int')}`,
     params.values,
   );

@@ -18,26 +18,28 @@ export interface StoredLine {
   text: string;
 }
 
+/** The wire lines in number order: a line's position here is its position in every read model. */
+export const linesInOrder = (event: EpisodeTranscribed) =>
+  [...(event.transcript?.lines ?? [])].sort((a, b) => a.number - b.number);
+
 export function storedLines(event: EpisodeTranscribed): StoredLine[] {
   const names = new Map((event.speakers ?? []).flatMap((s) => (s.id && s.name ? [[s.id, s.name]] : [])));
   const roles = new Map((event.speakers ?? []).flatMap((s) => (s.id && s.role ? [[s.id, s.role]] : [])));
-  return [...(event.transcript?.lines ?? [])]
-    .sort((a, b) => a.number - b.number)
-    .map((line) => {
-      const speaker = line.speaker ?? (line.speaker_id ? names.get(line.speaker_id) : undefined);
-      const role = normaliseSpeakerRole(
-        line.role ?? (line.speaker_id ? roles.get(line.speaker_id) : undefined),
-      );
-      return {
-        number: line.number,
-        ...(line.speaker_id ? { speaker_id: line.speaker_id } : {}),
-        ...(speaker ? { speaker } : {}),
-        ...(role ? { role } : {}),
-        start_seconds: line.start_seconds,
-        end_seconds: line.end_seconds,
-        text: line.text,
-      };
-    });
+  return linesInOrder(event).map((line) => {
+    const speaker = line.speaker ?? (line.speaker_id ? names.get(line.speaker_id) : undefined);
+    const role = normaliseSpeakerRole(
+      line.role ?? (line.speaker_id ? roles.get(line.speaker_id) : undefined),
+    );
+    return {
+      number: line.number,
+      ...(line.speaker_id ? { speaker_id: line.speaker_id } : {}),
+      ...(speaker ? { speaker } : {}),
+      ...(role ? { role } : {}),
+      start_seconds: line.start_seconds,
+      end_seconds: line.end_seconds,
+      text: line.text,
+    };
+  });
 }
 
 /** Each transcribed episode's lines; a re-sent episode replaces them (or removes them when it has none). */

@@ -142,7 +142,8 @@ const searchWindow = (w: MatchWindow) => ({
 
 /**
  * The lines of the episode that mention the entity: the producer's when it sent any, else the
- * matcher's detection run on the `candidates` the index found (positions).
+ * matcher's detection run on the `candidates` the index found (positions). `lost`: some of those
+ * lines are not in the transcript as it is now (docs/search.md, "Lines are not copied").
  */
 export function entityMentions(
   parts: EpisodeParts,
@@ -153,7 +154,12 @@ export function entityMentions(
   if (produced !== undefined) {
     const wanted = new Set(produced.lines);
     const indexes = parts.lines.flatMap((line, i) => (wanted.has(line.number) ? [i] : []));
-    return { indexes, count: produced.mention_count, variants: produced.variants };
+    return {
+      indexes,
+      count: produced.mention_count,
+      variants: produced.variants,
+      lost: indexes.length < wanted.size,
+    };
   }
   const detector = new PhraseDetector();
   detector.setNames(entity.entity.id, [entity.entity.name, ...entity.entity.aliases]);
@@ -167,7 +173,12 @@ export function entityMentions(
     indexes.push(i);
     for (const hit of hits) variants.add(line.text.slice(hit.start, hit.end));
   }
-  return { indexes, count: indexes.length, variants: [...variants] };
+  return {
+    indexes,
+    count: indexes.length,
+    variants: [...variants],
+    lost: indexes.length < candidates.length,
+  };
 }
 
 /** A mention list item (docs/search.md, "Mentions"). */
@@ -182,7 +193,7 @@ export function mentionItem(
     mention_count: mentions.count,
     mention_variants: mentions.variants,
     windows,
-    truncated,
+    truncated: truncated || mentions.lost,
   };
 }
 
@@ -194,7 +205,7 @@ export function searchItem(
     starts: readonly number[];
     bestStart: number | null;
     score: number;
-    mentions?: number[];
+    mentions?: { indexes: number[]; lost: boolean };
     source?: 'keyword' | 'semantic' | 'hybrid';
   },
 ) {
@@ -207,8 +218,12 @@ export function searchItem(
         keywords.all,
         match.starts,
       )
-    : (match.mentions ?? []);
+    : (match.mentions?.indexes ?? []);
   const { windows, truncated } = windowsOf(parts, indexes);
+  // Lines the index found that the transcript no longer holds as they were.
+  const lost =
+    match.mentions?.lost === true ||
+    match.starts.some((start) => !indexes.some((i) => i >= start && i < start + WINDOW));
   const best = match.bestStart ?? 0;
   const bestLine = indexes.find((i) => i >= best && i < best + WINDOW) ?? indexes[0];
   const passage =
@@ -226,7 +241,7 @@ export function searchItem(
     episode: episodeBlock(parts),
     ...(segment ? { segment: toSegment(segment) } : {}),
     windows: windows.map(searchWindow),
-    truncated,
+    truncated: truncated || lost,
     clips: clips.map((c) =>
       toClip(c, { segment: c.segment_id ? segmentsById.get(c.segment_id) : undefined }),
     ),

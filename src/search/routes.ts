@@ -143,10 +143,9 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
           data = shown.flatMap((hit) => {
             const episode = parts.get(hit.episode_id);
             if (episode === undefined) return [];
-            const found = mentions.get(hit.episode_id)?.indexes ?? [];
-            return [
-              searchItem(episode, { starts: [], bestStart: found[0] ?? null, score: 0, mentions: found }),
-            ];
+            const found = mentions.get(hit.episode_id) ?? { indexes: [], lost: false };
+            const bestStart = found.indexes[0] ?? null;
+            return [searchItem(episode, { starts: [], bestStart, score: 0, mentions: found })];
           });
         } else {
           // Lines of the rows found (the first ROWS_PER_ITEM of each episode) and their context.
@@ -232,12 +231,12 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
         const { parts, mentions } = await mentionsOf(
           app,
           entity,
-          shown.map((r) => r.id),
+          shown.map((r) => r.i),
           q.context_lines,
         );
         const data = shown.flatMap((row) => {
-          const episode = parts.get(row.id);
-          const found = mentions.get(row.id);
+          const episode = parts.get(row.i);
+          const found = mentions.get(row.i);
           if (episode === undefined || found === undefined) return [];
           return [mentionItem(episode, found, q.context_lines)];
         });
@@ -258,8 +257,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
           data,
           has_more: rows.length > q.limit,
         };
-        if (page.has_more && last)
-          page.cursor = app.cursors.encode({ p: new Date(last.published_at).toISOString(), i: last.id });
+        if (page.has_more && last) page.cursor = app.cursors.encode({ p: last.p, i: last.i });
         if (data.length === 0 && after === undefined)
           page.diagnostics = await diagnose(
             activeFilters(filters, q, async (scope: EpisodeScope, _k: KeywordFilter | undefined) =>

@@ -91,3 +91,6 @@ export const ada = entityEvent({
   slug: 'ada-lovelace',
   entity_type: 'PERSON',
 });
+
+/** Quokka Labs: an entity only the tests that build their own corpus mention. */
+export const quokka = entityEvent({ id: 'ent-quokka', name: 'Quokka Labs', entity_type: 'COMPANY' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+import { episodeEvent } from '../fixtures/events.ts';
+import { quokka } from './fixture.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
 
 const MENTIONS = '/v1/podcasts/mentions';
@@ -16,11 +17,7 @@ beforeAll(async () => {
     }),
   );
   await h.ingest([
-    entityEvent({
-      id: 'ent-quokka',
-      name: 'Quokka Labs',
-      entity_type: 'COMPANY',
-    }),
+    quokka,
     ...recent,
     episodeEvent({
       id: 'ep-quokka-1',

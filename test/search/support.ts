@@ -36,7 +36,8 @@ export interface SearchHarness {
   db: Db;
   store: EventStore;
   app: FastifyInstance;
-  ingest(events: IngestEvent[]): Promise<void>;
+  /** Ingests the events and applies them to every projection, or only to those of `only`. */
+  ingest(events: IngestEvent[], only?: string[]): Promise<void>;
   get(url: string, query?: Record<string, string>): Promise<LightMyRequestResponse>;
   // biome-ignore lint/suspicious/noExplicitAny: test bodies are read as loose JSON
   json(url: string, query?: Record<string, string>): Promise<{ status: number; body: any }>;
@@ -61,10 +62,10 @@ export async function searchHarness(engine: Engine, provider?: EmbeddingProvider
     db,
     store,
     app,
-    async ingest(events) {
+    async ingest(events, only) {
       await ingestEvents(store, events);
       for (const projection of [...READ_MODELS, ...(capability.projections ?? [])])
-        await catchUp(db, store, projection);
+        if (only === undefined || only.includes(projection.name)) await catchUp(db, store, projection);
       if (provider)
         await catchUpSubscription(db, store, embedder(provider), { retries: 1, retryDelayMs: 10 });
     },

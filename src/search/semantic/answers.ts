@@ -41,14 +41,15 @@ async function searchItems(
   const data = shown.flatMap((e) => {
     const episode = parts.get(e.episode_id);
     // A vector the index still holds for lines a re-sent transcript no longer has: skipped.
-    const lines = (linesOf.get(e.episode_id) ?? []).filter((i) => episode?.lines[i] !== undefined);
+    const found = linesOf.get(e.episode_id) ?? [];
+    const lines = found.filter((i) => episode?.lines[i] !== undefined);
     if (episode === undefined || lines.length === 0) return [];
     return [
       searchItem(episode, {
         starts: [],
         bestStart: e.passages[0]?.start ?? null,
         score: e.score,
-        mentions: lines,
+        mentions: { indexes: lines, lost: lines.length < found.length },
         source: e.source,
       }),
     ];
