@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
+import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { catalogCapability, catalogProjections } from '../../src/catalog/capability.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
