@@ -219,15 +219,16 @@ describe('podcasts read model and endpoints', () => {
         occurredAt: '2026-11-20T11:00:00Z',
       }),
     ]);
+    type Share = { ancestry: string; podcast_id: string; episode_count: number };
     const shares = async () =>
       (
-        await h.db.query(
+        await h.db.query<Share>(
           'select ancestry, podcast_id, episode_count from podcast_topic_shares order by ancestry, podcast_id',
         )
       ).rows;
     const recount = async () =>
       (
-        await h.db.query(
+        await h.db.query<Share>(
           `select prefix as ancestry, t.podcast_id, count(distinct t.episode_id)::int as episode_count
              from catalog_episode_topics t, unnest(topic_prefixes(array[t.ancestry])) prefix
             group by prefix, t.podcast_id order by 1, 2`,
