@@ -58,13 +58,13 @@ describe('migration 0130 (catalog read speed) on a database in use', () => {
     });
     await held;
     const migrating = migrate(test.db);
-    await waitFor(async () => {
-      const { rows } = await reader.query<{ n: number }>(
-        `select count(*)::int as n from pg_locks where not granted and relation = 'podcast_formats'::regclass`,
-      );
-      return rows[0]!.n > 0;
-    });
     try {
+      await waitFor(async () => {
+        const { rows } = await reader.query<{ n: number }>(
+          `select count(*)::int as n from pg_locks where not granted and relation = 'podcast_formats'::regclass`,
+        );
+        return rows[0]!.n > 0;
+      });
       await reader.query("set lock_timeout = '2s'");
       const { rows } = await reader.query<{ n: number }>(
         `select count(*)::int as n from podcasts where search_title % 'harbor'
