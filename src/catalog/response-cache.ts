@@ -18,7 +18,12 @@ interface Entry {
   contentType: string;
   /** Encoded once, so a hit sends bytes as they are. */
   body: Buffer;
+  /** What it holds in memory: body, URL, versions and bookkeeping (an empty page under a long URL). */
+  size: number;
 }
+
+/** An entry's objects and headers beyond its body, URL and versions, in bytes (rounded up). */
+const ENTRY_OVERHEAD = 256;
 
 interface Pending {
   key: string;
@@ -29,12 +34,13 @@ interface Pending {
 const pendingOf = new WeakMap<FastifyRequest, Pending>();
 
 /**
- * Where the read models behind the catalog's answers stand: each one's checkpoint and parked
+ * Where the read models behind the catalog's answers stand: each one's checkpoint with the time it
+ * was last written (a rebuild ends at the same position, with rows the new code wrote) and parked
  * events (a replayed parked event changes rows without moving the checkpoint).
  */
 async function readModelVersions(db: Queryable, names: readonly string[]): Promise<string> {
   const { rows } = await db.query<{ v: string }>(
-    `select coalesce((select string_agg(name || '@' || position, ',' order by name)
+    `select coalesce((select string_agg(name || '@' || position || '@' || updated_at, ',' order by name)
                         from projection_checkpoints where name = any($1::text[])), '')
             || '#' || (select count(*) from parked_events where subscription = any($1::text[])) as v`,
     [names],
@@ -84,7 +90,7 @@ export function responseCache(options: ResponseCacheOptions) {
     const entry = entries.get(key);
     if (!entry) return;
     entries.delete(key);
-    bytes -= entry.body.length;
+    bytes -= entry.size;
   };
 
   return function register(app: FastifyInstance) {
@@ -108,7 +114,8 @@ export function responseCache(options: ResponseCacheOptions) {
       if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
       pendingOf.delete(request);
       const body = Buffer.from(payload);
-      if (body.length > options.maxBytes / 4) return payload;
+      const size = body.length + pending.key.length + pending.versions.length + ENTRY_OVERHEAD;
+      if (size > options.maxBytes / 4) return payload;
       // An answer is never worse off for not being kept: a failed lookup keeps nothing.
       const validUntil = await nextTimeBoundary(app.db, new Date(pending.now)).catch(() => undefined);
       if (validUntil === undefined) return payload;
@@ -119,8 +126,9 @@ export function responseCache(options: ResponseCacheOptions) {
         validUntil,
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
         body,
+        size,
       });
-      bytes += body.length;
+      bytes += size;
       while (bytes > options.maxBytes) drop(entries.keys().next().value as string);
       return payload;
     });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
+import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
 
 const AI = {
@@ -200,6 +202,49 @@ describe('podcasts read model and endpoints', () => {
       episodeOf({ id: 'bk-2', podcastId: 'pod-bake', topics: [AI], occurredAt: '2026-11-20T12:00:00Z' }),
     ]);
     expect(await ids('food/cooking')).not.toContain('pod-bake');
+  });
+
+  it('keeps topic shares equal to a recount when an episode moves to another show, and a rebuild equal to live', async () => {
+    await h.ingest([
+      podcastEvent({ id: 'pod-move-a', title: 'Move From' }),
+      podcastEvent({ id: 'pod-move-b', title: 'Move To' }),
+      episodeOf({ id: 'mv-1', podcastId: 'pod-move-a', topics: [COOKING] }),
+      episodeOf({ id: 'mv-2', podcastId: 'pod-move-a', topics: [COOKING, AI] }),
+    ]);
+    await h.ingest([
+      episodeOf({
+        id: 'mv-2',
+        podcastId: 'pod-move-b',
+        topics: [AI],
+        occurredAt: '2026-11-20T11:00:00Z',
+      }),
+    ]);
+    type Share = { ancestry: string; podcast_id: string; episode_count: number };
+    const shares = async () =>
+      (
+        await h.db.query<Share>(
+          'select ancestry, podcast_id, episode_count from podcast_topic_shares order by ancestry, podcast_id',
+        )
+      ).rows;
+    const recount = async () =>
+      (
+        await h.db.query<Share>(
+          `select prefix as ancestry, t.podcast_id, count(distinct t.episode_id)::int as episode_count
+             from catalog_episode_topics t, unnest(topic_prefixes(array[t.ancestry])) prefix
+            group by prefix, t.podcast_id order by 1, 2`,
+        )
+      ).rows;
+    const live = await shares();
+    expect(live.filter((r) => r.podcast_id === 'pod-move-a')).toEqual([
+      { ancestry: 'food', podcast_id: 'pod-move-a', episode_count: 1 },
+      { ancestry: 'food/cooking', podcast_id: 'pod-move-a', episode_count: 1 },
+    ]);
+    const moved = live.filter((r) => r.podcast_id === 'pod-move-b');
+    expect(moved.map((r) => r.ancestry)).toContain(AI.ancestry);
+    expect(moved.every((r) => r.episode_count === 1 && !r.ancestry.startsWith('food'))).toBe(true);
+    expect(live).toEqual(await recount());
+    await rebuildProjection(h.db, h.store, catalogEpisodesProjection);
+    expect(await shares()).toEqual(live);
   });
 
   it('looks podcasts up by Apple and other directory ids, keeping unknown identifiers', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { catalogCapability, catalogProjections } from '../../src/catalog/capability.ts';
 import type { Db } from '../../src/db/db.ts';
@@ -7,6 +8,7 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
 import { createDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
@@ -119,6 +121,70 @@ describe('the catalog response cache', () => {
     expect((await app.inject({ url: '/v1/podcasts/episodes/ep-9', headers })).statusCode).toBe(404);
     await ingest([episodeOf({ id: 'ep-9', podcastId: 'pod-1' })]);
     expect((await app.inject({ url: '/v1/podcasts/episodes/ep-9', headers })).statusCode).toBe(200);
+    await app.close();
+  });
+
+  it('still asks every caller for a valid key, and answers HEAD and then GET with the whole body', async () => {
+    const app = await appWith();
+    const url = '/v1/podcasts/episodes/ep-1';
+    expect((await app.inject({ url, headers })).statusCode).toBe(200);
+    expect((await app.inject({ url })).statusCode).toBe(401);
+    expect((await app.inject({ url, headers: { 'x-api-key': 'not-a-key' } })).statusCode).toBe(401);
+    const head = await app.inject({ method: 'HEAD', url: '/v1/podcasts/pod-1/format', headers });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    const get = await app.inject({ url: '/v1/podcasts/pod-1/format', headers });
+    expect(get.json()).toMatchObject({ analyzed_episodes: 1, publishing_status: 'active' });
+    expect(get.headers['content-length']).toBe(head.headers['content-length']);
+    await app.close();
+  });
+
+  it("counts each answer's URL and bookkeeping towards its size, evicts the least recently used, and keeps no answer over a quarter of it", async () => {
+    // 200 short answers (an empty page, 28 bytes) under URLs ten times longer: the bodies alone
+    // would fit in 20 kB, the entries do not, so the first ones go, except one read again and again.
+    const app = await appWith(20_000);
+    const url = (i: number) => `/v1/podcasts/search?q=${String(i).padStart(4, '0')}${'zq'.repeat(95)}`;
+    for (let i = 0; i < 200; i++) {
+      const answer = await app.inject({ url: url(i), headers });
+      expect(answer.json()).toEqual({ data: [], has_more: false });
+      if (i % 10 === 9) await app.inject({ url: url(0), headers });
+    }
+    const readAgain = async (u: string) => {
+      reads.length = 0;
+      expect((await app.inject({ url: u, headers })).statusCode).toBe(200);
+      return reads.length > 0;
+    };
+    expect(await readAgain(url(199))).toBe(false);
+    expect(await readAgain(url(0))).toBe(false);
+    expect(await readAgain(url(1))).toBe(true);
+    await app.close();
+    // An answer over a quarter of the size is computed every time; a smaller one is kept. With
+    // the URL and bookkeeping, the empty page takes about 0.8 kB, the transcript about 1.5 kB.
+    const small = await appWith(4_400);
+    const keptAgain = async (u: string) => {
+      await small.inject({ url: u, headers });
+      reads.length = 0;
+      expect((await small.inject({ url: u, headers })).statusCode).toBe(200);
+      return reads.length === 0;
+    };
+    expect(await keptAgain('/v1/podcasts/search?q=nothing')).toBe(true);
+    expect(await keptAgain('/v1/podcasts/episodes/ep-1?include=transcript,speakers')).toBe(false);
+    await small.close();
+  });
+
+  it('computes again after a rebuild that ends at the same position with different rows', async () => {
+    const app = await appWith();
+    const url = '/v1/podcasts/episodes/ep-1';
+    const title = async () => (await app.inject({ url, headers })).json().title;
+    // Rows a projection's earlier code wrote wrongly; `earshot projections rebuild` puts them right.
+    await db.query("update catalog_episodes set title = 'Written wrongly' where id = 'ep-1'");
+    expect(await title()).toBe('Written wrongly');
+    const positions = async () =>
+      (await db.query('select name, position from projection_checkpoints order by name')).rows;
+    const before = await positions();
+    await rebuildProjection(db, store, catalogEpisodesProjection);
+    expect(await positions()).toEqual(before);
+    expect(await title()).toBe('Episode ep-1');
     await app.close();
   });
 });

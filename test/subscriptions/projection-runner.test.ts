@@ -196,6 +196,31 @@ describe.each(ENGINES)('projection runner on %s', (engine) => {
     expect(batches.length - 1).toBeLessThan(20);
   });
 
+  it('with batchDelayMs, reads a backlog without pausing, and stops at once mid-pause losing nothing', async () => {
+    const name = `paused_${engine}`;
+    const type = `Paused_${engine}`;
+    await createCountingTable(db, name);
+    const projection: Projection = { ...countingProjection(name, type), batchDelayMs: 60_000 };
+    await appendCounted(store, type, 25, 25);
+    const controller = new AbortController();
+    const running = runProjection(db, store, projection, { signal: controller.signal, batchSize: 10 });
+    // Two full batches and the short one, then the pause: a minute, were full batches paused too.
+    await waitFor(async () => (await applications(db, name)).length === 25, 10_000);
+    await appendCounted(store, type, 3, 3);
+    const stopping = Date.now();
+    controller.abort();
+    await running;
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+    expect(await applications(db, name)).toHaveLength(25);
+    // The next process takes what arrived during the pause, once.
+    const next = new AbortController();
+    const resumed = runProjection(db, store, projection, { signal: next.signal });
+    await waitFor(async () => (await applications(db, name)).length === 28, 10_000);
+    next.abort();
+    await resumed;
+    expect((await applications(db, name)).every((row) => row.applications === 1)).toBe(true);
+  });
+
   it('keeps a live read model up to date and rebuilds it equal, reporting progress', async () => {
     const name = `thing_names_${engine}`;
     await db.exec(
