@@ -1,4 +1,4 @@
-import { likeLiteral, Params } from '../../src/catalog/sql.ts';
+import { exactInstant, likeLiteral, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { CatalogTopic, EpisodeVideo } from '../../src/ingestion/catalog-events.ts';
 
@@ -45,6 +45,11 @@ export interface EpisodeFilters {
   maxDuration?: number;
 }
 
+/** A listed episode with its published_at to the microsecond, the keyset position's `p`. */
+export interface ListedEpisode extends EpisodeRow {
+  published_position: string;
+}
+
 /** Keyset position of a page's last episode: newest first, then id descending. */
 export interface EpisodePosition {
   p: string;
@@ -60,7 +65,7 @@ export async function listEpisodes(
   f: EpisodeFilters,
   limit: number,
   after?: EpisodePosition,
-): Promise<EpisodeRow[]> {
+): Promise<ListedEpisode[]> {
   const params = new Params();
   const where: string[] = [];
   if (f.podcastId !== undefined) where.push(`podcast_id = ${params.p(f.podcastId, 'text')}`);
@@ -75,8 +80,8 @@ export async function listEpisodes(
   if (f.maxDuration !== undefined) where.push(`duration_seconds <= ${params.p(f.maxDuration, 'int')}`);
   if (after)
     where.push(`(published_at, id) < (${params.p(after.p, 'timestamptz')}, ${params.p(after.i, 'text')})`);
-  const { rows } = await db.query<EpisodeRow>(
-    `select ${COLUMNS} from catalog_episodes
+  const { rows } = await db.query<ListedEpisode>(
+    `select ${COLUMNS}, ${exactInstant('published_at')} as published_position from catalog_episodes
       ${where.length ? `where ${where.join(' and ')}` : ''}
       order by published_at desc, id desc limit ${params.p(limit, 'int')}`,
     params.values,

@@ -1,9 +1,11 @@
+import { exactInstant } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 
 interface EpisodeRow {
   id: string;
-  published_at: Date;
+  /** published_at to the microsecond, the keyset position (a Date would drop them and skip episodes). */
+  published_position: string;
   event_id: string;
   payload: EpisodeTranscribed;
 }
@@ -21,12 +23,12 @@ async function pagePublishedBetween(
   pageSize: number,
 ): Promise<EpisodeRow[]> {
   const { rows } = await db.query<EpisodeRow>(
-    `select id, published_at, event_id, payload from episodes
+    `select id, ${exactInstant('published_at')} as published_position, event_id, payload from episodes
       where published_at >= $1::timestamptz and published_at < $2::timestamptz
         and ($3::timestamptz is null or (published_at, id) < ($3::timestamptz, $4::text))
       order by published_at desc, id desc
       limit $5::int`,
-    [from, to, after?.published_at ?? null, after?.id ?? null, pageSize],
+    [from, to, after?.published_position ?? null, after?.id ?? null, pageSize],
   );
   return rows;
 }

@@ -1,4 +1,4 @@
-import { Params } from '../../src/catalog/sql.ts';
+import { exactInstant, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 
 export interface SegmentRow {
@@ -25,6 +25,11 @@ export interface SegmentFilters {
   publishedBefore?: Date;
 }
 
+/** A listed segment with its episode's published_at to the microsecond, the keyset position's `p`. */
+export interface ListedSegment extends SegmentRow {
+  published_position: string;
+}
+
 /** Keyset position: newest episode first, then by episode id descending, then segment number ascending. */
 export interface SegmentPosition {
   p: string;
@@ -41,7 +46,7 @@ export async function listSegments(
   f: SegmentFilters,
   limit: number,
   after?: SegmentPosition,
-): Promise<SegmentRow[]> {
+): Promise<ListedSegment[]> {
   const params = new Params();
   const where: string[] = [];
   if (f.episodeId !== undefined) where.push(`episode_id = ${params.p(f.episodeId, 'text')}`);
@@ -56,8 +61,9 @@ export async function listSegments(
                  or ((published_at, episode_id) = (${p}, ${e})
                      and (number, id) > (${params.p(after.n, 'int')}, ${params.p(after.i, 'text')})))`);
   }
-  const { rows } = await db.query<SegmentRow>(
-    `select ${COLUMNS} from segments ${where.length ? `where ${where.join(' and ')}` : ''}
+  const { rows } = await db.query<ListedSegment>(
+    `select ${COLUMNS}, ${exactInstant('published_at')} as published_position
+       from segments ${where.length ? `where ${where.join(' and ')}` : ''}
       order by published_at desc, episode_id desc, number, id limit ${params.p(limit, 'int')}`,
     params.values,
   );

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 
-/** Keyset pages of the catalog's lists: rows fetched with limit + 1, the cursor the last row's position. */
-export function episodePage<Row extends { published_at: Date; id: string }, Item>(
+/**
+ * Keyset pages of the catalog's lists: rows fetched with limit + 1, the cursor the last row's position,
+ * its published_at as the exact text the query returned (a Date would drop the microseconds).
+ */
+export function episodePage<Row extends { published_position: string; id: string }, Item>(
   cursors: FastifyInstance['cursors'],
   rows: Row[],
   limit: number,
@@ -15,13 +18,13 @@ export function episodePage<Row extends { published_at: Date; id: string }, Item
     ? {
         data,
         has_more: true,
-        cursor: cursors.encode({ p: new Date(last.published_at).toISOString(), i: last.id }),
+        cursor: cursors.encode({ p: last.published_position, i: last.id }),
       }
     : { data, has_more: false };
 }
 
 export function segmentPage<
-  Row extends { published_at: Date; episode_id: string; number: number; id: string },
+  Row extends { published_position: string; episode_id: string; number: number; id: string },
   Item,
 >(cursors: FastifyInstance['cursors'], rows: Row[], limit: number, toItem: (row: Row) => Item) {
   const hasMore = rows.length > limit;
@@ -33,7 +36,7 @@ export function segmentPage<
         data,
         has_more: true,
         cursor: cursors.encode({
-          p: new Date(last.published_at).toISOString(),
+          p: last.published_position,
           e: last.episode_id,
           n: last.number,
           i: last.id,
