@@ -1,4 +1,4 @@
-import { Params } from '../../src/catalog/sql.ts';
+import { exactInstant, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { StoredLine } from '../transcripts/projection.ts';
 import { allInPassage, anyTerm, inFirstLine, inSecondLine, type Term, WINDOW } from './passages.ts';
@@ -222,7 +222,7 @@ const FIRST_ROUND = 64;
 const LAST_ROUND = 4096;
 
 /** A mention list's episode as its keyset position: published_at to the microsecond (a Date keeps milliseconds). */
-const POSITION = `e.id as i, to_char(e.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as p`;
+const POSITION = `e.id as i, ${exactInstant('e.published_at')} as p`;
 
 /**
  * Episodes that mention the scope's entity, newest first, as keyset positions. Detection reads the index only for the
