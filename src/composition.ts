@@ -46,7 +46,10 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       now: () => runtime.now(),
       podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
     }),
-    searchCapability({ now: () => runtime.now() }, { runtime, provider: embeddingProvider(runtime.config) }),
+    searchCapability(
+      { now: () => runtime.now() },
+      runtime.config.semanticSearch ? { runtime, provider: embeddingProvider(runtime.config) } : undefined,
+    ),
     advertisingCapability(runtime),
     agentsCapability(runtime),
   ];

@@ -31,6 +31,8 @@ export interface Config {
   oauthSigningKey: string | undefined;
   /** EARSHOT_EMBEDDINGS_*: an OpenAI-compatible embeddings API; unset = the built-in model (docs/semantic-search.md). */
   embeddings: EmbeddingsConfig | undefined;
+  /** EARSHOT_SEMANTIC_SEARCH=off: this process neither embeds nor loads the vector index (docs/semantic-search.md). */
+  semanticSearch: boolean;
 }
 
 export interface EmbeddingsConfig {
@@ -52,6 +54,12 @@ function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined 
       `EARSHOT_EMBEDDINGS_MIN_SIMILARITY must be from -1 to 1, got ${env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY}`,
     );
   return { url, model, apiKey: env.EARSHOT_EMBEDDINGS_API_KEY || undefined, minSimilarity };
+}
+
+function semanticSearchOn(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`EARSHOT_SEMANTIC_SEARCH must be on or off, got ${value}`);
 }
 
 export interface RateLimitConfig {
@@ -116,5 +124,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
     embeddings: embeddingsConfig(env),
+    semanticSearch: semanticSearchOn(env.EARSHOT_SEMANTIC_SEARCH),
   };
 }

@@ -76,9 +76,17 @@ export class ForbiddenError extends EarshotError {
   }
 }
 
-/** 503: a dependency (an embeddings API) cannot answer now; the request may be retried. */
+/** 503: cannot answer now (a dependency down, an index still loading); `retryAfterSeconds` goes out as Retry-After. */
 export class UnavailableError extends EarshotError {
   readonly status = 503;
+  constructor(
+    errorCode: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds: number,
+    options?: { cause?: unknown },
+  ) {
+    super(errorCode, message, [], options);
+  }
 }
 
 export class NotFoundError extends EarshotError {

@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
+import { BadRequestError, NotFoundError, UnavailableError, ValidationError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
 import { unstorableText } from '../storable-text.ts';
 import { auth } from './auth.ts';
@@ -96,6 +96,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => {
     const body = toProblem(error, request);
     if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (error instanceof UnavailableError) reply.header('retry-after', error.retryAfterSeconds);
     return sendProblem(reply, body);
   });
   // JSON may carry NUL characters and lone surrogates; PostgreSQL text cannot. Refused here, for

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { catalogEpisodesByIds } from '../../../projections/catalog-episodes/queries.ts';
 import {
   type EpisodeScope,
@@ -21,16 +22,71 @@ const RRF_K = 60;
 /** Episodes a filter may let through before ranking (more are not considered). */
 const SCOPE_EPISODES = 1_000_000;
 
+/** How long a query waits for the process's first load before answering 503 semantic_search_loading. */
+const LOAD_WAIT_MS = 2000;
+/** Retry-After of a 503: semantic_search_loading and embeddings_unavailable. */
+const RETRY_AFTER_S = 5;
+
 /** The provider and the in-memory index of its model, shared by every request of the process. */
 export interface Semantic {
   provider: EmbeddingProvider;
   index: LoadedIndex;
+  /** Both the index and the provider's model are in memory. */
+  loaded: boolean;
+  /** The load under way, if any. */
+  loading: Promise<void> | undefined;
 }
 
-export const semanticOf = (db: Db, provider: EmbeddingProvider): Semantic => ({
-  provider,
-  index: new LoadedIndex(db, provider.model),
-});
+/** Loads the index and the model (an empty call reads the built-in model's table; an API is not called). */
+function load(semantic: Semantic): Promise<void> {
+  const loading = Promise.all([semantic.index.current(), semantic.provider.embed([])]).then(
+    () => {
+      semantic.loaded = true;
+    },
+    (error: unknown) => {
+      semantic.loading = undefined;
+      throw error;
+    },
+  );
+  semantic.loading = loading;
+  return loading;
+}
+
+/**
+ * The semantic search of this API process; the load of its index and model starts now, in the
+ * background (docs/semantic-search.md, "Start-up and turning it off"). A failed load is logged and tried again by
+ * the next query.
+ */
+export function semanticOf(db: Db, provider: EmbeddingProvider, log: Pick<Logger, 'warn'>): Semantic {
+  const semantic: Semantic = {
+    provider,
+    index: new LoadedIndex(db, provider.model),
+    loaded: false,
+    loading: undefined,
+  };
+  load(semantic).catch((error: unknown) => log.warn({ err: error }, 'semantic search: loading failed'));
+  return semantic;
+}
+
+/** Waits up to LOAD_WAIT_MS for the first load, then answers 503 semantic_search_loading. */
+async function whenLoaded(semantic: Semantic) {
+  if (semantic.loaded) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, LOAD_WAIT_MS);
+  });
+  try {
+    await Promise.race([semantic.loading ?? load(semantic), waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!semantic.loaded)
+    throw new UnavailableError(
+      'semantic_search_loading',
+      'This process is still loading its semantic search index; retry later.',
+      RETRY_AFTER_S,
+    );
+}
 
 export interface SemanticEpisode {
   episode_id: string;
@@ -51,10 +107,8 @@ async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Fl
       throw new UnavailableError(
         'embeddings_unavailable',
         'The embeddings provider cannot answer now; retry later.',
-        [],
-        {
-          cause: error,
-        },
+        RETRY_AFTER_S,
+        { cause: error },
       );
     throw error;
   }
@@ -82,6 +136,7 @@ export async function semanticEpisodes(
   keywords: KeywordFilter | undefined,
   passages = SEARCH_PASSAGES,
 ): Promise<SemanticEpisode[]> {
+  await whenLoaded(semantic);
   const [query, allowed] = await Promise.all([
     embedQuery(semantic.provider, text),
     scoped(db, scope, keywords),

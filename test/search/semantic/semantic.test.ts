@@ -3,6 +3,7 @@ import { embedder } from '../../../consumers/embedder/embedder.ts';
 import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { ingestEvents } from '../../../src/ingestion/ingest.ts';
 import { openAiProvider } from '../../../src/search/semantic/openai.ts';
+import type { EmbeddingProvider } from '../../../src/search/semantic/provider.ts';
 import { BUILTIN_MODEL, builtinProvider } from '../../../src/search/semantic/word-vectors.ts';
 import { listParked } from '../../../src/subscriptions/parked.ts';
 import { catchUpSubscription } from '../../../src/subscriptions/runner.ts';
@@ -233,6 +234,7 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     const query = await h.json(SEARCH, { semantic_search: 'interest rates' });
     expect(query.status).toBe(503);
     expect(query.body.error_code).toBe('embeddings_unavailable');
+    expect((await h.get(SEARCH, { semantic_search: 'interest rates' })).headers['retry-after']).toBe('5');
     expect((await listParked(h.db, 'embedder:standin-a')).map((p) => p.streamId)).toHaveLength(1);
     api.failWith = undefined;
     await h.ingest([]);
@@ -246,4 +248,40 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     const { rows } = await h.db.query<{ model: string }>('select distinct model from passage_embeddings');
     expect(rows).toEqual([{ model: 'standin-b' }]);
   });
+});
+
+describe('semantic search while the API process loads its index and model', () => {
+  it('starts loading with the API; until loaded a query answers 503 semantic_search_loading within a bound', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The built-in model, slow to load until released.
+    const slow: EmbeddingProvider = {
+      ...builtinProvider,
+      embed: async (texts) => {
+        await held;
+        return builtinProvider.embed(texts);
+      },
+    };
+    const h = await searchHarness('postgres', slow);
+    try {
+      const asked = Date.now();
+      const early = await h.get(SEARCH, { semantic_search: 'central banks raising interest rates' });
+      expect(early.statusCode).toBe(503);
+      expect(early.json().error_code).toBe('semantic_search_loading');
+      expect(early.headers['retry-after']).toBe('5');
+      expect(Date.now() - asked).toBeLessThan(5000);
+      release();
+      await h.ingest([epLoans]);
+      const { status, body } = await h.json(SEARCH, {
+        semantic_search: 'central banks raising interest rates',
+      });
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(['ep-loans']);
+    } finally {
+      release();
+      await h.close();
+    }
+  }, 60_000);
 });
