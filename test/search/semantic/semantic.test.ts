@@ -285,3 +285,45 @@ describe('semantic search while the API process loads its index and model', () =
     }
   }, 60_000);
 });
+
+describe('a re-sent transcript whose vectors are not replaced yet', () => {
+  let h: SearchHarness;
+  let api: EmbeddingsStandin;
+  beforeAll(async () => {
+    api = await startEmbeddingsStandin();
+    const provider = openAiProvider({
+      url: api.url,
+      model: 'standin-a',
+      apiKey: undefined,
+      minSimilarity: 0.3,
+    });
+    h = await searchHarness('postgres', provider);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await api?.close();
+  });
+
+  it('never makes a result point at a line the transcript no longer has', async () => {
+    await h.ingest([epRates, epLoans]);
+    // The shorter version is refused by the API and parked: the index keeps the longer one's vectors.
+    const shorter = episodeEvent({
+      id: 'ep-rates',
+      publishedAt: '2026-10-10T08:00:00Z',
+      occurred_at: '2026-11-21T10:00:00Z',
+      lines: ['POISON short.', 'Bye.'],
+    });
+    await h.ingest([shorter]);
+    expect((await listParked(h.db, 'embedder:standin-a')).map((p) => p.streamId)).toEqual([
+      expect.stringContaining('ep-rates'),
+    ]);
+    for (const sort of ['relevance', 'recency']) {
+      const { status, body } = await h.json(SEARCH, {
+        semantic_search: 'central banks raising interest rates',
+        sort,
+      });
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(['ep-loans']);
+    }
+  });
+});
