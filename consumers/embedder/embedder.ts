@@ -5,7 +5,11 @@ import {
   replaceEmbeddings,
 } from '../../projections/passage-embeddings/queries.ts';
 import { storedLines } from '../../projections/transcripts/projection.ts';
-import { advanceEpisodeVersions, newestVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
+import {
+  advanceEpisodeVersions,
+  newestVersions,
+  resetEpisodeVersions,
+} from '../../src/catalog/episode-versions.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { EmbeddingProvider } from '../../src/search/semantic/provider.ts';
 import type { TransactionalSubscriber } from '../../src/subscriptions/subscriber.ts';
