@@ -19,6 +19,17 @@ describe('the in-memory vector index', () => {
     expect(index.search(query, 10, 0.5, ['far'])).toEqual([]);
   });
 
+  it('orders equal scores by episode and start, whatever order the passages arrived in', () => {
+    const same = unit([1, 1]);
+    const ranked = (ids: string[]) => {
+      const index = new VectorIndex(2);
+      for (const id of ids) index.replaceEpisode(id, [{ start: 0, lines: 5, vector: same }]);
+      return index.search(unit([1, 0]), 10, -1).map((h) => h.episodeId);
+    };
+    expect(ranked(['c', 'a', 'b'])).toEqual(['a', 'b', 'c']);
+    expect(ranked(['b', 'c', 'a'])).toEqual(['a', 'b', 'c']);
+  });
+
   it("replaces an episode's passages and forgets an episode sent without any", () => {
     const index = new VectorIndex(2);
     index.replaceEpisode('a', [{ start: 0, lines: 5, vector: unit([1, 0]) }]);
