@@ -242,6 +242,22 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     expect(ids(body)).toContain('ep-later');
   });
 
+  it('waits out a connection dropped in the middle of an answer, and answers 503 to a query meanwhile', async () => {
+    api.dropBody = true;
+    await ingestEvents(h.store, [episodeEvent({ id: 'ep-dropped', lines: ['Rates went up.', ...CHATTER] })]);
+    const provider = openAiProvider({ ...config('standin-a'), url: api.url });
+    await expect(catchUpSubscription(h.db, h.store, embedder(provider), { retries: 0 })).rejects.toThrow(
+      /unreachable/,
+    );
+    const query = await h.json(SEARCH, { semantic_search: 'interest rates' });
+    expect(query.status).toBe(503);
+    expect(query.body.error_code).toBe('embeddings_unavailable');
+    expect(await listParked(h.db, 'embedder:standin-a')).toHaveLength(1);
+    api.dropBody = false;
+    await h.ingest([]);
+    expect(await listParked(h.db, 'embedder:standin-a')).toHaveLength(1);
+  });
+
   it('re-embeds every passage when the model changes', async () => {
     const next = openAiProvider({ ...config('standin-b'), url: api.url });
     await catchUpSubscription(h.db, h.store, embedder(next), { retries: 0 });
