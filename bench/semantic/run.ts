@@ -164,7 +164,13 @@ try {
     `recall@10 of the index search against the exact scan: ${(agree / (RECALL_QUERIES * 10)).toFixed(3)}`,
   );
 
-  const semantic = { provider: builtinProvider, index: loaded, loaded: true, loading: undefined };
+  const semantic = {
+    provider: builtinProvider,
+    index: loaded,
+    loaded: true,
+    loading: undefined,
+    log: console,
+  };
   const since = new Date(END - 182 * 86_400_000);
   const cases: [string, (i: number) => unknown][] = [
     [

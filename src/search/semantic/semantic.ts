@@ -33,29 +33,28 @@ export interface Semantic {
   index: LoadedIndex;
   /** Both the index and the provider's model are in memory. */
   loaded: boolean;
-  /** The load under way, if any. */
+  /** The load under way, if any; it never rejects (a failure is logged). */
   loading: Promise<void> | undefined;
+  log: Pick<Logger, 'warn'>;
 }
 
 /** Loads the index and the model (an empty call reads the built-in model's table; an API is not called). */
 function load(semantic: Semantic): Promise<void> {
-  const loading = Promise.all([semantic.index.current(), semantic.provider.embed([])]).then(
+  semantic.loading ??= Promise.all([semantic.index.current(), semantic.provider.embed([])]).then(
     () => {
       semantic.loaded = true;
     },
     (error: unknown) => {
       semantic.loading = undefined;
-      throw error;
+      semantic.log.warn({ err: error }, 'semantic search: loading failed; the next query tries again');
     },
   );
-  semantic.loading = loading;
-  return loading;
+  return semantic.loading;
 }
 
 /**
  * The semantic search of this API process; the load of its index and model starts now, in the
- * background (docs/semantic-search.md, "Start-up and turning it off"). A failed load is logged and tried again by
- * the next query.
+ * background (docs/semantic-search.md, "Start-up and turning it off").
  */
 export function semanticOf(db: Db, provider: EmbeddingProvider, log: Pick<Logger, 'warn'>): Semantic {
   const semantic: Semantic = {
@@ -63,12 +62,13 @@ export function semanticOf(db: Db, provider: EmbeddingProvider, log: Pick<Logger
     index: new LoadedIndex(db, provider.model),
     loaded: false,
     loading: undefined,
+    log,
   };
-  load(semantic).catch((error: unknown) => log.warn({ err: error }, 'semantic search: loading failed'));
+  void load(semantic);
   return semantic;
 }
 
-/** Waits up to LOAD_WAIT_MS for the first load, then answers 503 semantic_search_loading. */
+/** Waits up to LOAD_WAIT_MS for the load (started again after a failure), then answers 503 semantic_search_loading. */
 async function whenLoaded(semantic: Semantic) {
   if (semantic.loaded) return;
   let timer: NodeJS.Timeout | undefined;
@@ -76,7 +76,7 @@ async function whenLoaded(semantic: Semantic) {
     timer = setTimeout(resolve, LOAD_WAIT_MS);
   });
   try {
-    await Promise.race([semantic.loading ?? load(semantic), waited]);
+    await Promise.race([load(semantic), waited]);
   } finally {
     clearTimeout(timer);
   }

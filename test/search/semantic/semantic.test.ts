@@ -302,6 +302,32 @@ describe('semantic search while the API process loads its index and model', () =
   }, 60_000);
 });
 
+describe('semantic search after a failed load', () => {
+  it('loads again when a query arrives after the load at start failed', async () => {
+    let failures = 1;
+    // The built-in model, whose first load fails.
+    const flaky: EmbeddingProvider = {
+      ...builtinProvider,
+      embed: async (texts) => {
+        if (texts.length === 0 && failures-- > 0) throw new Error('the model could not be read');
+        return builtinProvider.embed(texts);
+      },
+    };
+    const h = await searchHarness('postgres', flaky);
+    try {
+      await h.ingest([epLoans]);
+      await h.app.ready();
+      expect(failures).toBe(0);
+      const query = { semantic_search: 'central banks raising interest rates' };
+      const { status, body } = await h.json(SEARCH, query);
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(['ep-loans']);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});
+
 describe('a re-sent transcript whose vectors are not replaced yet', () => {
   let h: SearchHarness;
   let api: EmbeddingsStandin;
