@@ -53,7 +53,8 @@ const YEAR = 365 * 86_400_000;
 const ROWS_PER_ITEM = 20;
 const tags = ['search'];
 const semanticNote =
-  ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).';
+  ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).' +
+  ' 503 semantic_search_loading (with Retry-After) while the server loads its index after a start.';
 const semanticSeriesNote =
   ' With semantic_search: since is required, the range is at most 731 days, and keyword_search is not allowed.';
 
