@@ -170,6 +170,12 @@ try {
     loaded: true,
     loading: undefined,
     log: console,
+    // Every query embedded, as a query's first page is (the API keeps recent query vectors).
+    queries: new (class extends Map<string, Float32Array> {
+      override set() {
+        return this;
+      }
+    })(),
   };
   const since = new Date(END - 182 * 86_400_000);
   const cases: [string, (i: number) => unknown][] = [

@@ -24,6 +24,8 @@ const SCOPE_EPISODES = 1_000_000;
 
 /** How long a query waits for the process's first load before answering 503 semantic_search_loading. */
 const LOAD_WAIT_MS = 2000;
+/** Query vectors kept per process. */
+const QUERY_CACHE = 1000;
 /** Retry-After of a 503: semantic_search_loading and embeddings_unavailable. */
 const RETRY_AFTER_S = 5;
 
@@ -36,6 +38,8 @@ export interface Semantic {
   /** The load under way, if any; it never rejects (a failure is logged). */
   loading: Promise<void> | undefined;
   log: Pick<Logger, 'warn'>;
+  /** Recent query vectors by text. */
+  queries: Map<string, Float32Array>;
 }
 
 /** Loads the index and the model (an empty call reads the built-in model's table; an API is not called). */
@@ -63,6 +67,7 @@ export function semanticOf(db: Db, provider: EmbeddingProvider, log: Pick<Logger
     loaded: false,
     loading: undefined,
     log,
+    queries: new Map(),
   };
   void load(semantic);
   return semantic;
@@ -98,9 +103,15 @@ export interface SemanticEpisode {
   published_at?: Date;
 }
 
-async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Float32Array> {
+/** The query's vector; the latest QUERY_CACHE are kept, so a query's pages and diagnostics embed it once. */
+async function embedQuery(semantic: Semantic, text: string): Promise<Float32Array> {
+  const { queries } = semantic;
+  const cached = queries.get(text);
+  if (cached) return cached;
   try {
-    const [vector] = await provider.embed([text]);
+    const [vector] = await semantic.provider.embed([text]);
+    queries.set(text, vector!);
+    if (queries.size > QUERY_CACHE) queries.delete(queries.keys().next().value!);
     return vector!;
   } catch (error) {
     if (error instanceof EmbeddingsUnavailable)
@@ -137,10 +148,7 @@ export async function semanticEpisodes(
   passages = SEARCH_PASSAGES,
 ): Promise<SemanticEpisode[]> {
   await whenLoaded(semantic);
-  const [query, allowed] = await Promise.all([
-    embedQuery(semantic.provider, text),
-    scoped(db, scope, keywords),
-  ]);
+  const [query, allowed] = await Promise.all([embedQuery(semantic, text), scoped(db, scope, keywords)]);
   if (allowed?.length === 0) return [];
   const index = await semantic.index.current();
   const hits =

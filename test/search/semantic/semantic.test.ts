@@ -214,6 +214,14 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     expect(rows).toEqual([{ model: 'standin-a' }]);
   });
 
+  it('embeds a query once for its pages and its diagnostics', async () => {
+    const text = 'vegetable gardening tips';
+    const empty = await h.json(SEARCH, { semantic_search: text, since: '2026-11-01' });
+    expect(empty.body.diagnostics).toMatchObject({ filter: 'since' });
+    await h.json(SEARCH, { semantic_search: text });
+    expect(api.requests.filter((r) => r.input.includes(text))).toHaveLength(1);
+  });
+
   it('parks an episode the API refuses and embeds the others', async () => {
     const poison: EpisodeTranscribed = episodeEvent({ id: 'ep-poison', lines: ['POISON pill.', ...CHATTER] });
     await h.ingest([poison, epLoans]);
