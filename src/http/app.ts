@@ -95,8 +95,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler((error, request, reply) => {
     const body = toProblem(error, request);
-    if (body.status >= 500) request.log.error({ err: error }, 'request failed');
-    if (error instanceof UnavailableError) reply.header('retry-after', error.retryAfterSeconds);
+    // A 503 that says when to retry is an expected state (a dependency down, an index loading), not a bug.
+    if (error instanceof UnavailableError) {
+      request.log.warn({ err: error }, 'request refused for now');
+      reply.header('retry-after', error.retryAfterSeconds);
+    } else if (body.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, body);
   });
   // JSON may carry NUL characters and lone surrogates; PostgreSQL text cannot. Refused here, for
