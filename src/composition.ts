@@ -50,7 +50,10 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
       cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
     }),
-    searchCapability({ now: () => runtime.now() }, { runtime, provider: embeddingProvider(runtime.config) }),
+    searchCapability(
+      { now: () => runtime.now() },
+      runtime.config.semanticSearch ? { runtime, provider: embeddingProvider(runtime.config) } : undefined,
+    ),
     advertisingCapability(runtime),
     agentsCapability(runtime),
   ];

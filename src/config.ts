@@ -35,6 +35,8 @@ export interface Config {
   catalogCacheMb: number;
   /** Pay per request (docs/payments.md): on when EARSHOT_X402_PAY_TO is set. */
   x402: X402Config | undefined;
+  /** EARSHOT_SEMANTIC_SEARCH=off: this process neither embeds nor loads the vector index (docs/semantic-search.md). */
+  semanticSearch: boolean;
 }
 
 export interface EmbeddingsConfig {
@@ -56,6 +58,12 @@ function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | undefined 
       `EARSHOT_EMBEDDINGS_MIN_SIMILARITY must be from -1 to 1, got ${env.EARSHOT_EMBEDDINGS_MIN_SIMILARITY}`,
     );
   return { url, model, apiKey: env.EARSHOT_EMBEDDINGS_API_KEY || undefined, minSimilarity };
+}
+
+function semanticSearchOn(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`EARSHOT_SEMANTIC_SEARCH must be on or off, got ${value}`);
 }
 
 /**
@@ -132,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotInterval: env.EARSHOT_SNAPSHOT_INTERVAL ?? '10m',
     oauthSigningKey: env.EARSHOT_OAUTH_SIGNING_KEY || undefined,
     embeddings: embeddingsConfig(env),
+    semanticSearch: semanticSearchOn(env.EARSHOT_SEMANTIC_SEARCH),
     catalogCacheMb: count(env, 'EARSHOT_CATALOG_CACHE_MB', 64, 0, 65_536),
     x402: x402Config(env),
   };

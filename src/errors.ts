@@ -111,18 +111,20 @@ export class PlanError extends EarshotError {
 }
 
 /**
- * 503: a service earshot depends on (the x402 facilitator, an embeddings API) cannot answer now;
- * resolve says what to do meanwhile.
+ * 503: earshot cannot answer now (the x402 facilitator or an embeddings API down, an index still
+ * loading); resolve says what to do meanwhile, `retryAfterSeconds` goes out as Retry-After.
  */
 export class UnavailableError extends EarshotError {
   readonly status = 503;
+  readonly retryAfterSeconds: number | undefined;
   constructor(
     errorCode: ErrorCode,
     message: string,
     readonly resolve: ErrorResolve,
-    options?: { cause?: unknown },
+    options: { cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
-    super(errorCode, message, [], options);
+    super(errorCode, message, [], { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -16,6 +16,7 @@ import { openPostgres } from '../../src/db/postgres.ts';
 import { LoadedIndex } from '../../src/search/semantic/loaded-index.ts';
 import { semanticEpisodes } from '../../src/search/semantic/semantic.ts';
 import { builtinProvider } from '../../src/search/semantic/word-vectors.ts';
+import { prng } from '../../test/support/synthetic.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PASSAGES = Number(process.env.BENCH_PASSAGES ?? 1_000_000);
@@ -28,11 +29,7 @@ const schema = `bench_semantic_${randomBytes(4).toString('hex')}`;
 const END = Date.parse('2026-11-20T00:00:00Z');
 const SPAN = 2 * 365 * 86_400_000;
 
-let seed = 42;
-const random = () => {
-  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
-  return ((seed ^ (seed >>> 13)) >>> 0) / 4294967296;
-};
+const random = prng(42);
 
 // English words from the model's own list (most frequent first), without punctuation tokens.
 function englishWords(count: number): string[] {
@@ -167,7 +164,19 @@ try {
     `recall@10 of the index search against the exact scan: ${(agree / (RECALL_QUERIES * 10)).toFixed(3)}`,
   );
 
-  const semantic = { provider: builtinProvider, index: loaded };
+  const semantic = {
+    provider: builtinProvider,
+    index: loaded,
+    loaded: true,
+    loading: undefined,
+    log: console,
+    // Every query embedded, as a query's first page is (the API keeps recent query vectors).
+    queries: new (class extends Map<string, Float32Array> {
+      override set() {
+        return this;
+      }
+    })(),
+  };
   const since = new Date(END - 182 * 86_400_000);
   const cases: [string, (i: number) => unknown][] = [
     [

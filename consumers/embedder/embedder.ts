@@ -5,8 +5,11 @@ import {
   replaceEmbeddings,
 } from '../../projections/passage-embeddings/queries.ts';
 import { storedLines } from '../../projections/transcripts/projection.ts';
-import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
-import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import {
+  advanceEpisodeVersions,
+  newestVersions,
+  resetEpisodeVersions,
+} from '../../src/catalog/episode-versions.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { EmbeddingProvider } from '../../src/search/semantic/provider.ts';
 import type { TransactionalSubscriber } from '../../src/subscriptions/subscriber.ts';
@@ -16,18 +19,6 @@ const EMBED_BATCH = 64;
 
 /** The subscription name: one per model, so a new model starts from the first event and re-embeds all. */
 export const embedderName = (model: string) => `embedder:${model}`;
-
-/** The newest version of each episode in the batch (the one the transaction may write). */
-function newestEpisodes(events: readonly RecordedEvent[]) {
-  const latest = new Map<string, EpisodeTranscribed>();
-  for (const event of events) {
-    const data = event.data as EpisodeTranscribed;
-    const seen = latest.get(data.episode.id);
-    if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at))
-      latest.set(data.episode.id, data);
-  }
-  return [...latest.values()];
-}
 
 const versionKey = (e: EpisodeTranscribed) => `${e.episode.id}\u0000${e.occurred_at}`;
 
@@ -47,7 +38,7 @@ export function embedder(provider: EmbeddingProvider): TransactionalSubscriber<M
     batchSize: 20,
     async prepare(events) {
       const prepared = new Map<string, EmbeddedEpisode>();
-      for (const episode of newestEpisodes(events)) {
+      for (const episode of newestVersions(events).values()) {
         const passages = passagesOf(storedLines(episode));
         const vectors: Float32Array[] = [];
         for (let i = 0; i < passages.length; i += EMBED_BATCH)

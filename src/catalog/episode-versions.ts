@@ -2,6 +2,18 @@ import type { Queryable } from '../db/db.ts';
 import type { RecordedEvent } from '../eventstore/port.ts';
 import type { EpisodeTranscribed } from '../ingestion/events.ts';
 
+/** The newest version (occurred_at, the later event on a tie) of each episode of a batch, by episode id. */
+export function newestVersions(events: readonly RecordedEvent[]): Map<string, EpisodeTranscribed> {
+  const latest = new Map<string, EpisodeTranscribed>();
+  for (const event of events) {
+    const data = event.data as EpisodeTranscribed;
+    const seen = latest.get(data.episode.id);
+    if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at))
+      latest.set(data.episode.id, data);
+  }
+  return latest;
+}
+
 /**
  * The episodes of a batch that a catalog projection must (re)write: the newest version of each
  * episode in the batch, kept only when it is not older than the version the projection already
@@ -12,13 +24,7 @@ export async function advanceEpisodeVersions(
   projection: string,
   events: readonly RecordedEvent[],
 ): Promise<EpisodeTranscribed[]> {
-  const latest = new Map<string, EpisodeTranscribed>();
-  for (const event of events) {
-    const data = event.data as EpisodeTranscribed;
-    const seen = latest.get(data.episode.id);
-    if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at))
-      latest.set(data.episode.id, data);
-  }
+  const latest = newestVersions(events);
   if (latest.size === 0) return [];
   const ids = [...latest.keys()];
   const { rows } = await tx.query<{ episode_id: string }>(

@@ -26,8 +26,8 @@ import { ROLES, type Role, type Runtime } from '../runtime.ts';
 import { closeRuntime, createLogger, openRuntime, startService } from '../service.ts';
 import { readCheckpoint } from '../subscriptions/checkpoints.ts';
 import { parkedCounts } from '../subscriptions/parked.ts';
-import { projectionSubscriber, rebuildProjection } from '../subscriptions/projection-runner.ts';
-import { retryParked } from '../subscriptions/runner.ts';
+import { projectionSubscriber } from '../subscriptions/projection-runner.ts';
+import { rebuildSubscription, retryParked } from '../subscriptions/runner.ts';
 import type { Subscriber } from '../subscriptions/subscriber.ts';
 import { ingestFile } from './ingest-file.ts';
 import { fail, printResult } from './output.ts';
@@ -326,17 +326,20 @@ const projections = program
 
 projections
   .command('rebuild')
-  .argument('[name]', 'one projection; all when omitted')
+  .argument('[name]', 'one projection, or the embedder (embedder:<model>); every projection when omitted')
   .addOption(json)
   .action(
     admin(async (runtime, name: string | undefined) => {
-      const projections = allProjections(buildCapabilities(runtime)).filter((p) => !name || p.name === name);
-      if (projections.length === 0) throw new Error(`no projection named ${name}`);
+      // By name, any subscriber whose effects can be recomputed from the events (it has a reset).
+      const targets = name
+        ? allSubscribers(runtime).filter((s) => s.name === name && s.mode === 'transactional' && s.reset)
+        : allProjections(buildCapabilities(runtime)).map(projectionSubscriber);
+      if (targets.length === 0) throw new Error(`no projection named ${name}`);
       let events = 0;
-      for (const projection of projections) {
-        const bar = progressBar(projection.name);
+      for (const target of targets) {
+        const bar = progressBar(target.name);
         try {
-          events += await rebuildProjection(runtime.db, runtime.store, projection, {
+          events += await rebuildSubscription(runtime.db, runtime.store, target, {
             log: runtime.log,
             onProgress: (done, total) => bar.update(done, total),
           });
@@ -347,10 +350,10 @@ projections
       // Events that still fail were parked rather than stopping the rebuild: name them.
       const counts = await parkedCounts(runtime.db);
       const parked = Object.fromEntries(
-        projections.filter((p) => counts.has(p.name)).map((p) => [p.name, counts.get(p.name)]),
+        targets.filter((p) => counts.has(p.name)).map((p) => [p.name, counts.get(p.name)]),
       );
       return {
-        rebuilt: projections.map((p) => p.name),
+        rebuilt: targets.map((p) => p.name),
         events,
         ...(Object.keys(parked).length > 0 && { parked }),
       };

@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
+import { BadRequestError, NotFoundError, UnavailableError, ValidationError } from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
 import { unstorableText } from '../storable-text.ts';
 import { auth } from './auth.ts';
@@ -95,7 +95,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler((error, request, reply) => {
     const body = toProblem(error, request);
-    if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 that says when to retry is an expected state (a dependency down, an index loading), not a bug.
+    if (error instanceof UnavailableError) {
+      request.log.warn({ err: error }, 'request refused for now');
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
+    } else if (body.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, body);
   });
   // JSON may carry NUL characters and lone surrogates; PostgreSQL text cannot. Refused here, for

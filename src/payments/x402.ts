@@ -227,10 +227,12 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   app.decorateRequest('payment', null);
 
   const unavailable = () =>
-    new UnavailableError('payment_unavailable', 'Payments cannot be taken now.', {
-      message: 'Retry the request in a few seconds, or present an API key.',
-      action: 'retry',
-    });
+    new UnavailableError(
+      'payment_unavailable',
+      'Payments cannot be taken now.',
+      { message: 'Retry the request in a few seconds, or present an API key.', action: 'retry' },
+      { retryAfterSeconds: 5 },
+    );
   const paymentRequired = (detail: string) =>
     new PlanError('payment_required', detail, { ...RESOLVE, url: `${deps.publicBaseUrl}/.well-known/x402` });
 

@@ -30,18 +30,17 @@ function embedderWorker(runtime: Pick<Runtime, 'db' | 'store' | 'log'>, provider
 
 /**
  * Dialogue search and entity mentions over every transcript, by keyword (docs/search.md) and by
- * meaning (docs/semantic-search.md). With `embeddings`, the embedder runs too (projector role);
- * without it, semantic queries use the built-in model.
+ * meaning (docs/semantic-search.md). With `embeddings`, semantic search is on: the embedder runs
+ * (projector role) and the API loads the vector index; without it, semantic_search answers 422.
  */
 export function searchCapability(
   deps: { now(): Date },
   embeddings?: { runtime: Pick<Runtime, 'db' | 'store' | 'log'>; provider: EmbeddingProvider },
 ): Capability {
-  const provider = embeddings?.provider ?? builtinProvider;
   return {
     name: 'search',
-    routes: [searchRoutes({ now: deps.now, provider })],
+    routes: [searchRoutes({ now: deps.now, provider: embeddings?.provider })],
     projections: [searchPassagesProjection],
-    workers: embeddings ? [embedderWorker(embeddings.runtime, provider)] : [],
+    workers: embeddings ? [embedderWorker(embeddings.runtime, embeddings.provider)] : [],
   };
 }

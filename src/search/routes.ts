@@ -31,7 +31,7 @@ import {
 } from './schemas.ts';
 import { assertSemanticTimeseries, semanticPage, semanticTimeseries } from './semantic/answers.ts';
 import type { EmbeddingProvider } from './semantic/provider.ts';
-import { semanticOf } from './semantic/semantic.ts';
+import { type Semantic, semanticOf } from './semantic/semantic.ts';
 import { bucketsOf, timeseriesOf } from './timeseries.ts';
 
 interface SearchQuery extends FilterQuery {
@@ -53,7 +53,8 @@ const YEAR = 365 * 86_400_000;
 const ROWS_PER_ITEM = 20;
 const tags = ['search'];
 const semanticNote =
-  ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).';
+  ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).' +
+  ' 503 semantic_search_loading (with Retry-After) while the server loads its index after a start.';
 const semanticSeriesNote =
   ' With semantic_search: since is required, the range is at most 731 days, and keyword_search is not allowed.';
 
@@ -99,10 +100,18 @@ async function timeseries(app: FastifyInstance, filters: Filters, interval: Inte
   return timeseriesOf(interval, buckets, counts);
 }
 
+/** 422 semantic_search_disabled: this process runs with EARSHOT_SEMANTIC_SEARCH=off. */
+function enabled(semantic: Semantic | undefined, text: string): Semantic {
+  if (semantic) return semantic;
+  throw new ValidationError('semantic_search_disabled', 'Semantic search is turned off on this server.', [
+    { location: 'query.semantic_search', message: 'semantic search is off', value: text },
+  ]);
+}
+
 /** The search surface (docs/search.md): episode search, mentions and their timeseries. */
-export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider }) {
+export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | undefined }) {
   return async function routes(app: FastifyInstance) {
-    const semantic = semanticOf(app.db, deps.provider);
+    const semantic = deps.provider && semanticOf(app.db, deps.provider, app.log);
     app.get<{ Querystring: SearchQuery }>(
       '/v1/podcasts/episodes/search',
       {
@@ -121,7 +130,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
         if (q.semantic_search !== undefined)
-          return semanticPage(app.db, semantic, q.semantic_search, filters, {
+          return semanticPage(app.db, enabled(semantic, q.semantic_search), q.semantic_search, filters, {
             query: q,
             offset,
             next: cursor.next,
@@ -201,9 +210,10 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider })
         const q = request.query;
         const filters = await resolveFilters(app.db, q, true);
         if (q.semantic_search === undefined) return timeseries(app, filters, q.interval, deps.now());
+        const on = enabled(semantic, q.semantic_search);
         const until = filters.scope.until ?? deps.now();
         assertSemanticTimeseries(q, filters.scope.since, until);
-        return semanticTimeseries(app.db, semantic, q.semantic_search, filters, {
+        return semanticTimeseries(app.db, on, q.semantic_search, filters, {
           since: filters.scope.since!,
           until,
           interval: q.interval,

@@ -6,6 +6,7 @@ import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { episodeStream } from '../../src/ingestion/events.ts';
 import { KeyVerifier } from '../../src/platform/keys.ts';
+import { BUILTIN_MODEL } from '../../src/search/semantic/word-vectors.ts';
 import { parkEvent } from '../../src/subscriptions/parked.ts';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
@@ -171,6 +172,17 @@ describe('earshot admin commands', () => {
     expect(rows.map((row) => row.id)).toEqual(['ent-a']);
     expect((await runCli(['projections', 'rebuild', 'nonesuch', '--json'], env)).code).toBe(1);
   });
+
+  it('rebuilds the embedder by name, which re-embeds every transcript (going back to a model used before)', async () => {
+    const name = `embedder:${BUILTIN_MODEL}`;
+    const result = await cli('projections', 'rebuild', name);
+    expect(result.json).toMatchObject({ rebuilt: [name] });
+    expect(result.json.events).toBeGreaterThan(0);
+    const { rows } = await testDb.db.query<{ model: string }>(
+      'select distinct model from passage_embeddings',
+    );
+    expect(rows).toEqual([{ model: BUILTIN_MODEL }]);
+  }, 60_000);
 
   it('shows parked events in projections status and replays them with retry-parked', async () => {
     const store = createPostgresEventStore(testDb.db);

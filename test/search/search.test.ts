@@ -211,10 +211,13 @@ describe('filters', () => {
     expect(range.body.error_code).toBe('invalid_range');
   });
 
-  it('describes semantic_search in /openapi.json; a semantic timeseries needs since (docs/semantic-search.md)', async () => {
-    const timeseries = await h.json('/v1/podcasts/episodes/timeseries', { semantic_search: 'chip makers' });
-    expect(timeseries.status).toBe(422);
-    expect(timeseries.body.error_code).toBe('since_required');
+  it('describes semantic_search in /openapi.json; with semantic search off it answers 422 semantic_search_disabled', async () => {
+    for (const url of [SEARCH, '/v1/podcasts/episodes/timeseries']) {
+      const { status, body } = await h.json(url, { semantic_search: 'chip makers', since: '2026-01-01' });
+      expect(status).toBe(422);
+      expect(body.error_code).toBe('semantic_search_disabled');
+      expect(body.errors[0].location).toBe('query.semantic_search');
+    }
     const openapi = (await h.app.inject({ url: '/openapi.json' })).json();
     for (const path of [
       SEARCH,

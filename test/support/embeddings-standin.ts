@@ -9,19 +9,22 @@ export interface EmbeddingsStandin {
   requests: { model: string; input: string[]; authorization: string | undefined }[];
   /** Answer every call with this status (503, 429…) until set back to undefined. */
   failWith: number | undefined;
+  /** Send the headers of a 200, then drop the connection mid-body. */
+  dropBody: boolean;
   close(): Promise<void>;
 }
 
 /**
  * An OpenAI-compatible embeddings API on loopback: POST /v1/embeddings { model, input } answers
  * { data: [{ index, embedding }] } with the built-in model's vectors (so results are meaningful),
- * 400 for any input containing "POISON", and `failWith` when set.
+ * 400 for any input containing "POISON", `failWith` when set, a body cut short with `dropBody`.
  */
 export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
   const standin: EmbeddingsStandin = {
     url: '',
     requests: [],
     failWith: undefined,
+    dropBody: false,
     close: async () => {},
   };
   const server = createServer(async (request, response) => {
@@ -41,6 +44,12 @@ export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
     standin.requests.push({ model: body.model, input, authorization: request.headers.authorization });
     if (standin.failWith !== undefined)
       return answer(standin.failWith, { error: { message: 'unavailable' } });
+    if (standin.dropBody) {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      response.write('{"data":[');
+      setTimeout(() => response.destroy(), 10);
+      return;
+    }
     if (input.some((text) => text.includes('POISON')))
       return answer(400, { error: { message: 'input rejected', type: 'invalid_request_error' } });
     const vectors = await builtinProvider.embed(input);

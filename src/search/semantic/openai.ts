@@ -20,7 +20,10 @@ export function openAiProvider(options: EmbeddingsConfig): EmbeddingProvider {
     minSimilarity: options.minSimilarity,
     async embed(texts) {
       if (texts.length === 0) return [];
+      // The call and the reading of its answer: a failure of either (refused, dropped, timed out) is
+      // the API being unavailable, not a fault of the input.
       let response: Response;
+      let text: string;
       try {
         response = await fetch(url, {
           method: 'POST',
@@ -31,20 +34,16 @@ export function openAiProvider(options: EmbeddingsConfig): EmbeddingProvider {
           body: JSON.stringify({ model: options.model, input: texts }),
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
+        text = await response.text();
       } catch (error) {
         throw new EmbeddingsUnavailable(`embeddings API unreachable: ${(error as Error).message}`, {
           cause: error,
         });
       }
-      if (response.status === 429 || response.status >= 500) {
-        await response.body?.cancel();
+      if (response.status === 429 || response.status >= 500)
         throw new EmbeddingsUnavailable(`embeddings API answered ${response.status}`);
-      }
-      if (!response.ok)
-        throw new Error(
-          `embeddings API answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
-        );
-      const body = (await response.json()) as EmbeddingsResponse;
+      if (!response.ok) throw new Error(`embeddings API answered ${response.status}: ${text.slice(0, 300)}`);
+      const body = JSON.parse(text) as EmbeddingsResponse;
       const vectors: Float32Array[] = new Array(texts.length);
       for (const [i, item] of (body.data ?? []).entries()) {
         const at = item.index ?? i;

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { catalogEpisodesByIds } from '../../../projections/catalog-episodes/queries.ts';
 import {
   type EpisodeScope,
@@ -21,16 +22,80 @@ const RRF_K = 60;
 /** Episodes a filter may let through before ranking (more are not considered). */
 const SCOPE_EPISODES = 1_000_000;
 
+/** How long a query waits for the process's first load before answering 503 semantic_search_loading. */
+const LOAD_WAIT_MS = 2000;
+/** Query vectors kept per process. */
+const QUERY_CACHE = 1000;
+/** Retry-After of a 503: semantic_search_loading and embeddings_unavailable. */
+const RETRY_AFTER_S = 5;
+
 /** The provider and the in-memory index of its model, shared by every request of the process. */
 export interface Semantic {
   provider: EmbeddingProvider;
   index: LoadedIndex;
+  /** Both the index and the provider's model are in memory. */
+  loaded: boolean;
+  /** The load under way, if any; it never rejects (a failure is logged). */
+  loading: Promise<void> | undefined;
+  log: Pick<Logger, 'warn'>;
+  /** Recent query vectors by text. */
+  queries: Map<string, Float32Array>;
 }
 
-export const semanticOf = (db: Db, provider: EmbeddingProvider): Semantic => ({
-  provider,
-  index: new LoadedIndex(db, provider.model),
-});
+/** Loads the index and the model (an empty call reads the built-in model's table; an API is not called). */
+function load(semantic: Semantic): Promise<void> {
+  semantic.loading ??= Promise.all([semantic.index.current(), semantic.provider.embed([])]).then(
+    () => {
+      semantic.loaded = true;
+    },
+    (error: unknown) => {
+      semantic.loading = undefined;
+      semantic.log.warn({ err: error }, 'semantic search: loading failed; the next query tries again');
+    },
+  );
+  return semantic.loading;
+}
+
+/**
+ * The semantic search of this API process; the load of its index and model starts now, in the
+ * background (docs/semantic-search.md, "Start-up and turning it off").
+ */
+export function semanticOf(db: Db, provider: EmbeddingProvider, log: Pick<Logger, 'warn'>): Semantic {
+  const semantic: Semantic = {
+    provider,
+    index: new LoadedIndex(db, provider.model),
+    loaded: false,
+    loading: undefined,
+    log,
+    queries: new Map(),
+  };
+  void load(semantic);
+  return semantic;
+}
+
+/** Waits up to LOAD_WAIT_MS for the load (started again after a failure), then answers 503 semantic_search_loading. */
+async function whenLoaded(semantic: Semantic) {
+  if (semantic.loaded) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, LOAD_WAIT_MS);
+  });
+  try {
+    await Promise.race([load(semantic), waited]);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!semantic.loaded)
+    throw new UnavailableError(
+      'semantic_search_loading',
+      'This process is still loading its semantic search index; retry later.',
+      {
+        message: 'Retry after the Retry-After seconds, or search with keyword_search alone.',
+        action: 'retry',
+      },
+      { retryAfterSeconds: RETRY_AFTER_S },
+    );
+}
 
 export interface SemanticEpisode {
   episode_id: string;
@@ -42,9 +107,15 @@ export interface SemanticEpisode {
   published_at?: Date;
 }
 
-async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Float32Array> {
+/** The query's vector; the latest QUERY_CACHE are kept, so a query's pages and diagnostics embed it once. */
+async function embedQuery(semantic: Semantic, text: string): Promise<Float32Array> {
+  const { queries } = semantic;
+  const cached = queries.get(text);
+  if (cached) return cached;
   try {
-    const [vector] = await provider.embed([text]);
+    const [vector] = await semantic.provider.embed([text]);
+    queries.set(text, vector!);
+    if (queries.size > QUERY_CACHE) queries.delete(queries.keys().next().value!);
     return vector!;
   } catch (error) {
     if (error instanceof EmbeddingsUnavailable)
@@ -52,7 +123,7 @@ async function embedQuery(provider: EmbeddingProvider, text: string): Promise<Fl
         'embeddings_unavailable',
         'The embeddings provider cannot answer now; retry later.',
         { message: 'Retry in a few seconds, or search with keyword_search alone.', action: 'retry' },
-        { cause: error },
+        { cause: error, retryAfterSeconds: RETRY_AFTER_S },
       );
     throw error;
   }
@@ -80,10 +151,8 @@ export async function semanticEpisodes(
   keywords: KeywordFilter | undefined,
   passages = SEARCH_PASSAGES,
 ): Promise<SemanticEpisode[]> {
-  const [query, allowed] = await Promise.all([
-    embedQuery(semantic.provider, text),
-    scoped(db, scope, keywords),
-  ]);
+  await whenLoaded(semantic);
+  const [query, allowed] = await Promise.all([embedQuery(semantic, text), scoped(db, scope, keywords)]);
   if (allowed?.length === 0) return [];
   const index = await semantic.index.current();
   const hits =

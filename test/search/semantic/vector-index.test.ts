@@ -19,6 +19,17 @@ describe('the in-memory vector index', () => {
     expect(index.search(query, 10, 0.5, ['far'])).toEqual([]);
   });
 
+  it('orders equal scores by episode and start, whatever order the passages arrived in', () => {
+    const same = unit([1, 1]);
+    const ranked = (ids: string[]) => {
+      const index = new VectorIndex(2);
+      for (const id of ids) index.replaceEpisode(id, [{ start: 0, lines: 5, vector: same }]);
+      return index.search(unit([1, 0]), 10, -1).map((h) => h.episodeId);
+    };
+    expect(ranked(['c', 'a', 'b'])).toEqual(['a', 'b', 'c']);
+    expect(ranked(['b', 'c', 'a'])).toEqual(['a', 'b', 'c']);
+  });
+
   it("replaces an episode's passages and forgets an episode sent without any", () => {
     const index = new VectorIndex(2);
     index.replaceEpisode('a', [{ start: 0, lines: 5, vector: unit([1, 0]) }]);
@@ -50,5 +61,39 @@ describe('the in-memory vector index', () => {
       agree += index.search(query, 10, -1).filter((h) => exact.has(`${h.episodeId}/${h.start}`)).length;
     }
     expect(agree / 200).toBeGreaterThanOrEqual(0.8);
+  }, 60_000);
+
+  it('past 50,000 allowed passages, still ranks only the allowed ones when every better one is filtered out', () => {
+    const random = prng(5);
+    const d = 16;
+    const query = unit(Array.from({ length: d }, (_, k) => (k === 0 ? 1 : 0)));
+    // 100 episodes close to the query, filtered out; 520 allowed ones spread everywhere.
+    const near = (k: number) => (k === 0 ? 1 : (random() - 0.5) * 0.2);
+    const spread = () => random() - 0.5;
+    const index = new VectorIndex(d);
+    const vectors = new Map<string, Float32Array>();
+    for (let e = 0; e < 620; e++) {
+      const id = e < 100 ? `near-${e}` : `ep-${e}`;
+      index.replaceEpisode(
+        id,
+        Array.from({ length: 100 }, (_, p) => {
+          const vector = unit(Array.from({ length: d }, (_, k) => (e < 100 ? near(k) : spread())));
+          vectors.set(`${id}/${p * 5}`, vector);
+          return { start: p * 5, lines: 5, vector };
+        }),
+      );
+    }
+    const allowed = Array.from({ length: 520 }, (_, i) => `ep-${i + 100}`);
+    const score = (v: Float32Array) => v.reduce((sum, x, k) => sum + x * query[k]!, 0);
+    const exact = [...vectors]
+      .filter(([key]) => key.startsWith('ep-'))
+      .map(([key, v]) => ({ key, score: score(v) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 10)
+      .map((h) => h.key);
+    const found = index.search(query, 10, -1, allowed).map((h) => `${h.episodeId}/${h.start}`);
+    expect(found).toHaveLength(10);
+    expect(found.every((key) => key.startsWith('ep-'))).toBe(true);
+    expect(found.filter((key) => exact.includes(key)).length).toBeGreaterThanOrEqual(8);
   }, 60_000);
 });
