@@ -54,6 +54,7 @@ const searchParams = {
     type: 'string',
     minLength: 1,
     maxLength: 500,
+    pattern: '\\S',
     description:
       'Passages close in meaning (no shared words needed). With keyword_search: the episodes matching both, ranked by reciprocal rank fusion.',
   },

@@ -1,5 +1,5 @@
 import type { EmbeddingsConfig } from '../../config.ts';
-import { type EmbeddingProvider, EmbeddingsUnavailable, normalize } from './provider.ts';
+import { type EmbeddingProvider, EmbeddingsRefused, EmbeddingsUnavailable, normalize } from './provider.ts';
 
 /** How long one embeddings call may take before it counts as unavailable. */
 const TIMEOUT_MS = 30_000;
@@ -42,17 +42,23 @@ export function openAiProvider(options: EmbeddingsConfig): EmbeddingProvider {
       }
       if (response.status === 429 || response.status >= 500)
         throw new EmbeddingsUnavailable(`embeddings API answered ${response.status}`);
-      if (!response.ok) throw new Error(`embeddings API answered ${response.status}: ${text.slice(0, 300)}`);
-      const body = JSON.parse(text) as EmbeddingsResponse;
+      if (!response.ok)
+        throw new EmbeddingsRefused(`embeddings API answered ${response.status}: ${text.slice(0, 300)}`);
+      let body: EmbeddingsResponse;
+      try {
+        body = JSON.parse(text) as EmbeddingsResponse;
+      } catch (error) {
+        throw new EmbeddingsRefused('embeddings API answered something that is not JSON', { cause: error });
+      }
       const vectors: Float32Array[] = new Array(texts.length);
       for (const [i, item] of (body.data ?? []).entries()) {
         const at = item.index ?? i;
         if (!Array.isArray(item.embedding) || at < 0 || at >= texts.length)
-          throw new Error('embeddings API answered an item without a usable embedding');
+          throw new EmbeddingsRefused('embeddings API answered an item without a usable embedding');
         vectors[at] = normalize(Float32Array.from(item.embedding as number[]));
       }
       if (vectors.filter(Boolean).length !== texts.length)
-        throw new Error(
+        throw new EmbeddingsRefused(
           `embeddings API answered ${body.data?.length ?? 0} embeddings for ${texts.length} inputs`,
         );
       return vectors;

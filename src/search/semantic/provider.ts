@@ -15,6 +15,9 @@ export class EmbeddingsUnavailable extends Error {
   readonly transient = true;
 }
 
+/** A provider that refused the input or answered something unusable: the embedder parks the event. */
+export class EmbeddingsRefused extends Error {}
+
 /** Scales a vector to length 1 in place (a zero vector stays zero). */
 export function normalize(vector: Float32Array): Float32Array {
   let norm = 0;

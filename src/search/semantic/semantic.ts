@@ -8,7 +8,7 @@ import {
 import type { Db } from '../../db/db.ts';
 import { UnavailableError } from '../../errors.ts';
 import { LoadedIndex } from './loaded-index.ts';
-import { type EmbeddingProvider, EmbeddingsUnavailable } from './provider.ts';
+import { type EmbeddingProvider, EmbeddingsRefused, EmbeddingsUnavailable } from './provider.ts';
 import type { PassageHit } from './vector-index.ts';
 
 /** Passages ranked per search; its episodes are the results (docs/semantic-search.md). */
@@ -125,7 +125,17 @@ async function embedQuery(semantic: Semantic, text: string): Promise<Float32Arra
         { message: 'Retry in a few seconds, or search with keyword_search alone.', action: 'retry' },
         { cause: error, retryAfterSeconds: RETRY_AFTER_S },
       );
-    throw error;
+    if (!(error instanceof EmbeddingsRefused)) throw error;
+    // The API refused the query or answered something unusable: not the caller's fault.
+    throw new UnavailableError(
+      'embeddings_refused',
+      'The embeddings provider refused to embed this query.',
+      {
+        message:
+          'Search with keyword_search alone; the operator should check EARSHOT_EMBEDDINGS_URL and EARSHOT_EMBEDDINGS_MODEL.',
+      },
+      { cause: error },
+    );
   }
 }
 

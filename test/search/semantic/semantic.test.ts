@@ -266,6 +266,16 @@ describe('semantic search through an OpenAI-compatible embeddings API', () => {
     expect(await listParked(h.db, 'embedder:standin-a')).toHaveLength(1);
   });
 
+  it('answers 503 embeddings_refused when the API refuses the query, and 400 to a blank one', async () => {
+    const refused = await h.json(SEARCH, { semantic_search: 'POISON query' });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error_code).toBe('embeddings_refused');
+    expect(refused.body.resolve.message).toMatch(/keyword_search/);
+    const blank = await h.json(SEARCH, { semantic_search: '   ' });
+    expect(blank.status).toBe(400);
+    expect(blank.body.errors[0].location).toMatch(/semantic_search/);
+  });
+
   it('re-embeds every passage when the model changes', async () => {
     const next = openAiProvider({ ...config('standin-b'), url: api.url });
     await catchUpSubscription(h.db, h.store, embedder(next), { retries: 0 });
