@@ -40,20 +40,27 @@ export function routeCents(route: RouteFacts): number | undefined {
 }
 
 /**
- * The ids (as JSON) of the billable requests in a keyless MCP POST body: requests other than the
- * free ones; the body must be paid for when there is any. Notifications (no id: they get no
- * answer) and responses are free; so is a body that is not JSON-RPC at all (the MCP server
+ * The positions of the billable requests among the requests of a keyless MCP POST body (the
+ * messages that get an answer, answered in their order): requests other than the free ones; the
+ * body must be paid for when there is any. By position, not id: a client may reuse an id in one
+ * batch, and a free request's answer must not pass for a billable one's. Notifications (no id: they
+ * get no answer) and responses are free; so is a body that is not JSON-RPC at all (the MCP server
  * refuses it, unpaid).
  */
-export function mcpBillableIds(body: unknown): string[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message) => {
-    if (!message || typeof message !== 'object' || !('method' in message)) return [];
-    if (!('id' in message) || message.id === null || message.id === undefined) return [];
-    const method = String(message.method);
-    return FREE_MCP_METHODS.has(method) || method.startsWith('notifications/')
-      ? []
-      : [JSON.stringify(message.id)];
+export function mcpBillableRequests(body: unknown): number[] {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const requests = messages.filter(
+    (message): message is { method: unknown } =>
+      !!message &&
+      typeof message === 'object' &&
+      'method' in message &&
+      'id' in message &&
+      message.id !== null &&
+      message.id !== undefined,
+  );
+  return requests.flatMap((request, position) => {
+    const method = String(request.method);
+    return FREE_MCP_METHODS.has(method) || method.startsWith('notifications/') ? [] : [position];
   });
 }
 

@@ -27,7 +27,7 @@ import {
   FREE_MCP_METHODS,
   MCP_CENTS,
   MCP_PATH,
-  mcpBillableIds,
+  mcpBillableRequests,
   routeCents,
 } from './prices.ts';
 
@@ -41,8 +41,8 @@ interface Paid {
   payload: PaymentPayload;
   requirements: PaymentRequirements;
   facts: PaymentFacts;
-  /** For /mcp: the ids of the billable JSON-RPC requests the payment is for. */
-  mcpIds?: readonly string[];
+  /** For /mcp: the positions among its requests of the billable ones the payment is for. */
+  mcpRequests?: readonly number[];
 }
 
 declare module 'fastify' {
@@ -131,23 +131,24 @@ const RESOLVE = {
 };
 
 /**
- * Whether /mcp served one of the billable requests: an answer to its id with a result that is not
- * flagged isError. A batch is charged when any of its billable calls succeeded.
+ * Whether /mcp served one of the billable requests: its answer (answers come in request order) has
+ * a result that is not flagged isError. A batch is charged when any of its billable calls succeeded.
  */
-function servedBillable(body: string, ids: readonly string[]) {
+function servedBillable(body: string, positions: readonly number[]) {
   try {
-    const answers = [JSON.parse(body)].flat() as {
-      id?: unknown;
+    const answers = [JSON.parse(body)].flat() as ({
       error?: unknown;
       result?: { isError?: unknown };
-    }[];
-    return answers.some(
-      (a) =>
-        ids.includes(JSON.stringify(a?.id)) &&
-        a.error === undefined &&
-        a.result !== undefined &&
-        a.result.isError !== true,
-    );
+    } | null)[];
+    return positions.some((at) => {
+      const answer = answers[at];
+      return (
+        !!answer &&
+        answer.error === undefined &&
+        answer.result !== undefined &&
+        answer.result.isError !== true
+      );
+    });
   } catch {
     return false;
   }
@@ -337,7 +338,7 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
     const paid = request.payment;
     if (!paid) return payload;
     // /mcp answers 200 to a JSON-RPC error too: it is paid for only when a billable call succeeded.
-    const failed = paid.mcpIds !== undefined && !servedBillable(String(payload ?? ''), paid.mcpIds);
+    const failed = paid.mcpRequests !== undefined && !servedBillable(String(payload ?? ''), paid.mcpRequests);
     const outcome = await settle(request, paid, reply.statusCode, failed);
     reply.headers(outcome.headers);
     if (!outcome.problem) return payload;
@@ -349,13 +350,13 @@ async function paymentsPlugin(app: FastifyInstance, deps: X402Deps) {
   app.addHook('preHandler', async (request, reply) => {
     if (request.routeOptions.url !== MCP_PATH || request.method !== 'POST') return;
     if (request.headers['x-api-key'] !== undefined || request.headers.authorization !== undefined) return;
-    const ids = mcpBillableIds(request.body);
-    if (ids.length === 0) {
+    const billable = mcpBillableRequests(request.body);
+    if (billable.length === 0) {
       request.principal = payerPrincipal(undefined);
       return;
     }
     const paid = await verify(request, reply, MCP_CENTS);
-    request.payment = { ...paid, mcpIds: ids };
+    request.payment = { ...paid, mcpRequests: billable };
     request.principal = payerPrincipal(paid.facts.payer);
   });
 

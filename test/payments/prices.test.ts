@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atomicAmount, dollars, mcpBillableIds, routeCents } from '../../src/payments/prices.ts';
+import { atomicAmount, dollars, mcpBillableRequests, routeCents } from '../../src/payments/prices.ts';
 
 describe('what a keyless call pays', () => {
   it('prices the reads of the billable surfaces, the leaderboard at four cents', () => {
@@ -24,21 +24,22 @@ describe('what a keyless call pays', () => {
   });
 
   it('lets initialize, tools/list, ping, notifications and id-less messages through /mcp free', () => {
-    expect(mcpBillableIds({ jsonrpc: '2.0', id: 1, method: 'initialize' })).toEqual([]);
-    expect(mcpBillableIds({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual([]);
-    expect(mcpBillableIds([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).toEqual([]);
-    expect(mcpBillableIds({ jsonrpc: '2.0', method: 'tools/call' })).toEqual([]);
-    expect(mcpBillableIds('not json-rpc')).toEqual([]);
+    expect(mcpBillableRequests({ jsonrpc: '2.0', id: 1, method: 'initialize' })).toEqual([]);
+    expect(mcpBillableRequests({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual([]);
+    expect(mcpBillableRequests([{ jsonrpc: '2.0', method: 'notifications/initialized' }])).toEqual([]);
+    expect(mcpBillableRequests({ jsonrpc: '2.0', method: 'tools/call' })).toEqual([]);
+    expect(mcpBillableRequests('not json-rpc')).toEqual([]);
   });
 
-  it('names the billable requests of an MCP body by id', () => {
-    expect(mcpBillableIds({ jsonrpc: '2.0', id: 1, method: 'tools/call' })).toEqual(['1']);
+  it('names the billable requests of an MCP body by their position among its requests', () => {
+    expect(mcpBillableRequests({ jsonrpc: '2.0', id: 1, method: 'tools/call' })).toEqual([0]);
     expect(
-      mcpBillableIds([
+      mcpBillableRequests([
         { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        { jsonrpc: '2.0', id: 'b', method: 'resources/list' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 1, method: 'resources/list' },
       ]),
-    ).toEqual(['"b"']);
+    ).toEqual([1]);
   });
 
   it('states prices in dollars and in atomic units of the token', () => {

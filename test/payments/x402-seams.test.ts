@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payerClient } from '../support/chain/payer.ts';
+import { mcpPost, paymentsHarness } from './support.ts';
+
+type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
+
+/** Pay per request where it meets the catalog's response cache and MCP's batches. */
+describe('x402 with the response cache and MCP batches', () => {
+  let h: Harness;
+  let carol: ReturnType<typeof payerClient>;
+  const CENT = 10_000n;
+
+  beforeAll(async () => {
+    h = await paymentsHarness();
+    const account = h.chain.payers[0]!;
+    carol = payerClient(h.chain, account);
+    await h.chain.mint(account.address, 100n * CENT);
+  }, 120_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${h.url}${path}`, { headers });
+  const balance = () => h.chain.balanceOf(carol.account.address);
+
+  it('challenges a keyless call of a cached answer, settles its paid call once, and never charges a key', async () => {
+    const path = '/v1/podcasts?limit=3';
+    const keyed = await get(path, { 'x-api-key': h.tenant.key });
+    expect(keyed.status).toBe(200);
+    const body = await keyed.text();
+    const keyless = await get(path);
+    expect(keyless.status).toBe(402);
+    const problem = (await keyless.json()) as Record<string, unknown>;
+    expect(problem.error_code).toBe('payment_required');
+    expect(problem.items).toBeUndefined();
+    const before = await balance();
+    const paid = await get(path, await carol.sign(carol.required(keyless, problem)));
+    expect(paid.status).toBe(200);
+    expect(await paid.text()).toBe(body);
+    expect(carol.settlement(paid).success).toBe(true);
+    expect(await balance()).toBe(before - CENT);
+    const again = await get(path, { 'x-api-key': h.tenant.key });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('payment-response')).toBeNull();
+    expect(await balance()).toBe(before - CENT);
+  });
+
+  it('does not charge a batch whose billable call failed when a free request shares its id', async () => {
+    const batch = [
+      { jsonrpc: '2.0', id: 7, method: 'ping' },
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'earshot_no_such_tool', arguments: {} },
+      },
+    ];
+    const keyless = await mcpPost(h.url, batch);
+    expect(keyless.status).toBe(402);
+    const before = await balance();
+    const paid = await mcpPost(h.url, batch, await carol.sign(carol.required(keyless, await keyless.json())));
+    expect(paid.status).toBe(200);
+    const answers = (await paid.json()) as {
+      id: number;
+      result?: { isError?: boolean };
+      error?: unknown;
+    }[];
+    expect(answers).toHaveLength(2);
+    expect(answers[1]?.error ?? answers[1]?.result?.isError).toBeTruthy();
+    expect(paid.headers.get('payment-response')).toBeNull();
+    expect(await balance()).toBe(before);
+  });
+});
