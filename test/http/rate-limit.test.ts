@@ -85,3 +85,55 @@ describe('rate limits', () => {
     expect(() => loadConfig({ EARSHOT_RATE_LIMIT_PER_IP: 'lots' })).toThrow(/EARSHOT_RATE_LIMIT_PER_IP/);
   });
 });
+
+describe('rate limits and MCP delegation', () => {
+  // /mcp reads its credential itself, so it is counted per client address (docs/agents.md).
+  const mcp = (headers: Record<string, string>, body: unknown) =>
+    f.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      remoteAddress: '203.0.113.30',
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      payload: JSON.stringify(body),
+    });
+  const call = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'earshot_catalog', arguments: {} },
+  });
+
+  it('count an MCP POST once, however many route calls its tools make', async () => {
+    // 2 per address here: three tools in one POST would spend it if their route calls counted.
+    const tenant = await createTenant(f.db);
+    const batch = await mcp(tenant.headers, [call(1), call(2), call(3)]);
+    expect(batch.statusCode).toBe(200);
+    expect(batch.headers['ratelimit-remaining']).toBe('1');
+    const answers = batch.json() as { id: number; result?: { isError?: boolean } }[];
+    expect(answers.map((a) => [a.id, a.result?.isError ?? false])).toEqual([
+      [1, false],
+      [2, false],
+      [3, false],
+    ]);
+    const next = await mcp(tenant.headers, call(4));
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['ratelimit-remaining']).toBe('0');
+  });
+
+  it('refuse a delegation header presented from outside, with or without a key, and count it', async () => {
+    const tenant = await createTenant(f.db);
+    for (const headers of [{}, tenant.headers]) {
+      const forged = await f.app.inject({
+        url: '/v1/podcasts',
+        headers: { ...headers, 'x-earshot-delegation': 'forged.1' },
+        remoteAddress: '203.0.113.20',
+      });
+      expect(forged.statusCode).toBe(401);
+      expect(forged.headers['ratelimit-limit']).toBeDefined();
+    }
+  });
+});
