@@ -104,7 +104,7 @@ describe('rate limits and MCP delegation', () => {
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: 'earshot_catalog', arguments: {} },
+    params: { name: 'earshot_podcast_resolve', arguments: { q: 'anything' } },
   });
 
   it('count an MCP POST once, however many route calls its tools make', async () => {
