@@ -181,7 +181,7 @@ export function entityMentions(
   };
 }
 
-/** A mention list item (docs/search.md, "Mentions"). */
+/** A mention list item (docs/search.md, "GET /v1/podcasts/mentions"). */
 export function mentionItem(
   parts: EpisodeParts,
   mentions: ReturnType<typeof entityMentions>,
