@@ -70,4 +70,40 @@ describe('x402 with the response cache and MCP batches', () => {
     expect(paid.headers.get('payment-response')).toBeNull();
     expect(await balance()).toBe(before);
   });
+
+  describe('MCP tools that call routes', () => {
+    const tool = (name: string, args: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const paidCall = async (request: unknown) => {
+      const keyless = await mcpPost(h.url, request);
+      expect(keyless.status).toBe(402);
+      return mcpPost(h.url, request, await carol.sign(carol.required(keyless, await keyless.json())));
+    };
+
+    it('charges a paid tool once, its billable route call never challenged nor charged again', async () => {
+      const before = await balance();
+      const paid = await paidCall(tool('earshot_podcast_resolve', { q: 'anything' }));
+      expect(paid.status).toBe(200);
+      const answer = (await paid.json()) as { result: { isError?: boolean; structuredContent?: object } };
+      expect(answer.result.isError).toBeUndefined();
+      expect(answer.result.structuredContent).toEqual({ data: [], has_more: false });
+      expect(carol.settlement(paid).success).toBe(true);
+      expect(await balance()).toBe(before - CENT);
+    });
+
+    it('keeps a paid call out of a project it names, and does not charge it', async () => {
+      const before = await balance();
+      const paid = await paidCall(tool('earshot_alert_list', { project_id: h.tenant.project.id }));
+      expect(paid.status).toBe(200);
+      const answer = (await paid.json()) as { result: { isError?: boolean; structuredContent?: object } };
+      expect(answer.result.isError).toBe(true);
+      expect(answer.result.structuredContent).toMatchObject({ status: 401 });
+      expect(paid.headers.get('payment-response')).toBeNull();
+      expect(await balance()).toBe(before);
+    });
+  });
 });
