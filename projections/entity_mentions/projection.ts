@@ -1,3 +1,4 @@
+import { newestVersions } from '../../src/catalog/episode-versions.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
@@ -23,13 +24,7 @@ export const entityMentionsProjection: Projection = {
   name: 'entity_mentions',
   eventTypes: ['EpisodeTranscribed'],
   async apply(tx: Queryable, events: readonly RecordedEvent[]) {
-    const latest = new Map<string, EpisodeTranscribed>();
-    for (const event of events) {
-      const data = event.data as EpisodeTranscribed;
-      const seen = latest.get(data.episode.id);
-      if (!seen || Date.parse(seen.occurred_at) <= Date.parse(data.occurred_at))
-        latest.set(data.episode.id, data);
-    }
+    const latest = newestVersions(events);
     if (latest.size === 0) return;
     const rows = [...latest.values()].map((episode) => ({
       episode_id: episode.episode.id,
