@@ -4,7 +4,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
@@ -17,17 +16,17 @@ import {
   setAlertPacks,
   verifyEmail,
 } from '../../src/platform/organizations.ts';
+import { freePort, ROOT, spawnService, waitReady } from '../support/service.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const schema = `bench_alerts_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
-const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function start(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, args, {
-    cwd: root,
+    cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -35,15 +34,6 @@ function start(args: string[], env: Record<string, string>): Promise<{ child: Ch
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
     child.stdout!.once('data', () => resolve({ child, url: '' }));
   });
-}
-
-async function waitReady(url: string) {
-  for (let i = 0; i < 600; i++) {
-    const response = await fetch(url).catch(() => undefined);
-    if (response?.ok) return;
-    await sleep(100);
-  }
-  throw new Error(`${url} never became ready`);
 }
 
 function cannon(options: autocannon.Options) {
@@ -75,23 +65,13 @@ try {
   ]);
   await store.close();
 
-  const servicePort = 18600 + Math.floor(Math.random() * 200);
-  const barePort = servicePort + 300;
-  const service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api,projector'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: schemaUrl,
-      PORT: String(servicePort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'error',
-      // The benchmark is one key at full speed: far beyond a normal client's rate limit.
-      EARSHOT_RATE_LIMIT_PER_KEY: '0',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const barePort = await freePort();
+  const { child: service, url: serviceUrl } = spawnService({
+    databaseUrl: schemaUrl,
+    port: await freePort(),
+    roles: 'api,projector',
   });
   children.push(service);
-  const serviceUrl = `http://127.0.0.1:${servicePort}`;
   await waitReady(`${serviceUrl}/readyz`);
   const bare = await start(['--import', 'tsx', 'bench/alerts-api/bare-server.ts'], {
     DATABASE_URL: schemaUrl,

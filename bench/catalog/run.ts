@@ -9,7 +9,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { catalogProjections } from '../../src/catalog/capability.ts';
 import { migrate } from '../../src/db/migrate.ts';
@@ -20,6 +19,7 @@ import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject } from '../../src/platform/organizations.ts';
 import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts';
+import { freePort, ROOT, spawnService, waitReady } from '../support/service.ts';
 import { episodeEvent, podcastEvent, podcastTitle } from './synthetic.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -33,16 +33,6 @@ const LONG_TRANSCRIPT = 2000;
 const kept = process.env.BENCH_SCHEMA;
 const schema = kept ?? `bench_catalog_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-async function waitReady(url: string) {
-  for (let i = 0; i < 600; i++) {
-    const response = await fetch(url).catch(() => undefined);
-    if (response?.ok) return;
-    await sleep(100);
-  }
-  throw new Error(`${url} never became ready`);
-}
 
 function cannon(options: autocannon.Options) {
   return new Promise<autocannon.Result>((resolve, reject) =>
@@ -101,32 +91,22 @@ try {
   await store.close();
   await db.query('analyze');
 
-  const servicePort = 18800 + Math.floor(Math.random() * 200);
-  const barePort = servicePort + 300;
+  const barePort = await freePort();
   // The service as deployed (its response cache on) and with EARSHOT_CATALOG_CACHE_MB=0: every
   // request computed from the read models.
-  const serve = (port: number, cacheMb: string) => {
-    const service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: schemaUrl,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'error',
-        // One key at full speed: the benchmark measures the route, not the rate limit.
-        EARSHOT_RATE_LIMIT_PER_KEY: '0',
-        EARSHOT_RATE_LIMIT_PER_IP: '0',
-        EARSHOT_CATALOG_CACHE_MB: cacheMb,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  const serve = async (cacheMb: string) => {
+    const service = spawnService({
+      databaseUrl: schemaUrl,
+      port: await freePort(),
+      roles: 'api',
+      env: { EARSHOT_CATALOG_CACHE_MB: cacheMb },
     });
-    children.push(service);
-    return `http://127.0.0.1:${port}`;
+    children.push(service.child);
+    return service.url;
   };
-  const services = { cached: serve(servicePort, '64'), uncached: serve(servicePort + 1, '0') };
+  const services = { cached: await serve('64'), uncached: await serve('0') };
   const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/catalog/bare-server.ts'], {
-    cwd: root,
+    cwd: ROOT,
     env: { ...process.env, DATABASE_URL: schemaUrl, PORT: String(barePort) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -7,13 +7,11 @@
 // one request at a time on one kept-alive connection, REST and MCP alternating: the latency the
 // MCP layer adds when nothing queues.
 // Target: tools/call p99 within 1.3× of the REST route's p99 at half the REST route's rate.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
@@ -21,6 +19,7 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
+import { freePort, spawnService, waitFor } from '../support/service.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -28,15 +27,6 @@ const WARMUP = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const schema = `bench_mcp_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-async function waitFor(what: string, check: () => Promise<boolean>) {
-  for (let i = 0; i < 600; i++) {
-    if (await check().catch(() => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} never happened`);
-}
 
 /** One autocannon run; every response time (ms, not rounded) is kept for pooled percentiles. */
 function cannon(options: autocannon.Options, duration = DURATION) {
@@ -125,29 +115,9 @@ try {
   ]);
   await store.close();
 
-  // A port the system has just handed out: other benchmarks may run on this machine at once.
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api,projector'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: schemaUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: url,
-      LOG_LEVEL: 'error',
-      // One key at full speed: the benchmark measures the route, not the rate limit.
-      EARSHOT_RATE_LIMIT_PER_KEY: '0',
-      EARSHOT_RATE_LIMIT_PER_IP: '0',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const started = spawnService({ databaseUrl: schemaUrl, port: await freePort(), roles: 'api,projector' });
+  service = started.child;
+  const { url } = started;
   const headers = { 'x-api-key': key };
   await waitFor('readiness', async () => (await fetch(`${url}/readyz`)).ok);
   await waitFor(

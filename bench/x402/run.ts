@@ -3,10 +3,9 @@
 // the reference verify/settle logic. The same catalog read, alternately with an API key (the
 // yardstick) and paid with a fresh signature (verify before the handler, settle on chain after
 // it), one request at a time. Reports p50/p99 of both and the difference.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
@@ -17,20 +16,12 @@ import { startFacilitator } from '../../test/support/chain/facilitator.ts';
 import { startLocalChain } from '../../test/support/chain/local-chain.ts';
 import { payerClient } from '../../test/support/chain/payer.ts';
 import { TEST_DATABASE_URL } from '../../test/support/db.ts';
+import { freePort, spawnService, waitFor } from '../support/service.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? TEST_DATABASE_URL;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const schema = `bench_x402_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-async function waitFor(what: string, check: () => Promise<boolean>) {
-  for (let i = 0; i < 600; i++) {
-    if (await check().catch(() => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} never happened`);
-}
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -66,23 +57,14 @@ try {
   const price = 10_000n;
   await chain.mint(payer.account.address, price * BigInt(REQUESTS + 10));
 
-  const port = 19100 + Math.floor(Math.random() * 200);
-  const url = `http://127.0.0.1:${port}`;
-  service = spawn(process.execPath, ['src/cli/earshot.js', 'serve', '--roles', 'api,projector'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: schemaUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: url,
-      LOG_LEVEL: 'error',
-      EARSHOT_RATE_LIMIT_PER_KEY: '0',
-      EARSHOT_RATE_LIMIT_PER_IP: '0',
-      ...chain.env(facilitator.url),
-    },
-    stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'],
+  const started = spawnService({
+    databaseUrl: schemaUrl,
+    port: await freePort(),
+    roles: 'api,projector',
+    env: chain.env(facilitator.url),
   });
+  service = started.child;
+  const { url } = started;
   const route = `${url}/v1/podcasts/pod-bench`;
   const keyed = { 'x-api-key': key };
   await waitFor('readiness', async () => (await fetch(`${url}/readyz`)).ok);
