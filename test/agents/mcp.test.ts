@@ -7,7 +7,7 @@ import { verifyEmail } from '../../src/platform/organizations.ts';
 import { alertBody, projectAlerts, seedEntity } from '../alerts/support.ts';
 import { episodeOf, podcastEvent } from '../catalog/support.ts';
 import { createTenant } from '../support/platform.ts';
-import { type AgentsHarness, agentsHarness } from './support.ts';
+import { type AgentsHarness, agentsHarness, mcpPost } from './support.ts';
 
 let h: AgentsHarness;
 let alertId: string;
@@ -65,16 +65,7 @@ async function connect(headers: Record<string, string> = h.tenant.headers, query
 const post = (
   headers: Record<string, string>,
   body: object = { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-) =>
-  fetch(h.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+) => mcpPost(h.mcpUrl, body, headers);
 
 /** Arguments for each tool, and the REST request the same call makes. */
 const calls = (): Record<

@@ -65,3 +65,15 @@ export async function agentsHarness(env: Record<string, string> = {}) {
 }
 
 export type AgentsHarness = Awaited<ReturnType<typeof agentsHarness>>;
+
+/** A JSON-RPC POST to an MCP endpoint, as an MCP client sends it. */
+export const mcpPost = (mcpUrl: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });

@@ -62,15 +62,3 @@ export async function paymentsHarness() {
     },
   };
 }
-
-/** A JSON-RPC POST to the harness's /mcp, as an MCP client sends it. */
-export const mcpPost = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });

@@ -3,10 +3,11 @@ import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentsProjection } from '../../projections/payments/projection.ts';
 import { paymentsSince } from '../../projections/payments/queries.ts';
+import { mcpPost } from '../agents/support.ts';
 import { handSigned, payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
 import { catchUp } from '../support/projections.ts';
-import { mcpPost, paymentsHarness } from './support.ts';
+import { paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -247,7 +248,8 @@ describe('pay per request with x402 on a local chain', () => {
   });
 
   describe('MCP', () => {
-    const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpPost(h.url, body, headers);
+    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+      mcpPost(`${h.url}/mcp`, body, headers);
     const call = (name: string, args: Record<string, unknown> = {}) => ({
       jsonrpc: '2.0',
       id: 2,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpPost } from '../agents/support.ts';
 import { payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
-import { mcpPost, paymentsHarness } from './support.ts';
+import { paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -127,7 +128,8 @@ describe('x402 at its edges', () => {
   });
 
   describe('MCP', () => {
-    const rpc = (body: unknown, headers: Record<string, string> = {}) => mcpPost(h.url, body, headers);
+    const rpc = (body: unknown, headers: Record<string, string> = {}) =>
+      mcpPost(`${h.url}/mcp`, body, headers);
     const call = (id: number, name: string) => ({
       jsonrpc: '2.0',
       id,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpPost } from '../agents/support.ts';
 import { payerClient } from '../support/chain/payer.ts';
-import { mcpPost, paymentsHarness } from './support.ts';
+import { paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -55,10 +56,14 @@ describe('x402 with the response cache and MCP batches', () => {
         params: { name: 'earshot_no_such_tool', arguments: {} },
       },
     ];
-    const keyless = await mcpPost(h.url, batch);
+    const keyless = await mcpPost(`${h.url}/mcp`, batch);
     expect(keyless.status).toBe(402);
     const before = await balance();
-    const paid = await mcpPost(h.url, batch, await carol.sign(carol.required(keyless, await keyless.json())));
+    const paid = await mcpPost(
+      `${h.url}/mcp`,
+      batch,
+      await carol.sign(carol.required(keyless, await keyless.json())),
+    );
     expect(paid.status).toBe(200);
     const answers = (await paid.json()) as {
       id: number;
@@ -79,9 +84,13 @@ describe('x402 with the response cache and MCP batches', () => {
       params: { name, arguments: args },
     });
     const paidCall = async (request: unknown) => {
-      const keyless = await mcpPost(h.url, request);
+      const keyless = await mcpPost(`${h.url}/mcp`, request);
       expect(keyless.status).toBe(402);
-      return mcpPost(h.url, request, await carol.sign(carol.required(keyless, await keyless.json())));
+      return mcpPost(
+        `${h.url}/mcp`,
+        request,
+        await carol.sign(carol.required(keyless, await keyless.json())),
+      );
     };
 
     it('charges a paid tool once, its billable route call never challenged nor charged again', async () => {
