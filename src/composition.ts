@@ -2,8 +2,7 @@ import { deliveriesOfMatch } from '../projections/deliveries/queries.ts';
 import { entitiesProjection } from '../projections/entities/projection.ts';
 import { episodesProjection } from '../projections/episodes/projection.ts';
 import { advertisingCapability } from './advertising/capability.ts';
-import { podcastExtras } from './advertising/recommendations.ts';
-import { podcastExtraProperties } from './advertising/schemas.ts';
+import { advertisingPodcastExtras } from './advertising/podcast-extras.ts';
 import { agentsCapability } from './agents/capability.ts';
 import { alertsCapability } from './alerts/capability.ts';
 import { catalogCapability } from './catalog/capability.ts';
@@ -47,7 +46,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     matchingCapability(runtime, { deliveriesOfMatch }),
     catalogCapability({
       now: () => runtime.now(),
-      podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
+      podcastExtras: advertisingPodcastExtras,
       cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
     }),
     searchCapability(

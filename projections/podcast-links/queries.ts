@@ -9,18 +9,23 @@ export interface LinkRow {
   episode_count: number;
 }
 
-/** Every link of the given shows (all kinds unless `kinds` narrows them); labels only when asked. */
+/**
+ * Every link of the given shows (all kinds unless `kinds` narrows them), labelled when its kind is
+ * in `labelled` (every kind by default).
+ */
 export async function linksOfPodcasts(
   db: Queryable,
   podcastIds: readonly string[],
   kinds?: readonly LinkKind[],
-  withLabels = true,
+  labelled: readonly LinkKind[] | 'all' = 'all',
 ): Promise<LinkRow[]> {
   if (podcastIds.length === 0) return [];
   const { rows } = await db.query<LinkRow>(
-    `select podcast_id, kind, key, ${withLabels ? 'label' : 'null as label'}, episode_count from podcast_links
+    `select podcast_id, kind, key, case when $3::text[] is null or kind = any($3::text[]) then label end as label,
+            episode_count
+       from podcast_links
       where podcast_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
-    [podcastIds, kinds ?? null],
+    [podcastIds, kinds ?? null, labelled === 'all' ? null : labelled],
   );
   return rows;
 }

@@ -59,8 +59,8 @@ export async function recommendationRoutes(app: FastifyInstance) {
       const id = await podcastIdOr404(app.db, request.params.id);
       const related = await relatedShows(app.db, id);
       return paged(request, id, async (offset, limit) => ({
-        total: related.length,
-        items: await relatedItems(app.db, related.slice(offset, offset + limit)),
+        total: related.shows.length,
+        items: await relatedItems(app.db, related, related.shows.slice(offset, offset + limit)),
       }));
     },
   );
@@ -122,7 +122,7 @@ export async function recommendationRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const id = await podcastIdOr404(app.db, request.params.id);
-      const load = await guestRecommendations(app.db, id, await relatedShows(app.db, id));
+      const load = guestRecommendations(app.db, await relatedShows(app.db, id));
       return paged(request, id, load);
     },
   );
@@ -137,7 +137,7 @@ export async function recommendationRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const id = await podcastIdOr404(app.db, request.params.id);
-      const load = await sponsorRecommendations(app.db, id, await relatedShows(app.db, id));
+      const load = sponsorRecommendations(app.db, await relatedShows(app.db, id));
       return paged(request, id, load);
     },
   );

@@ -1,11 +1,12 @@
 import { SPONSOR_KEY, sponsorInfo } from '../../projections/ad-leaderboard/queries.ts';
-import { linksOfPodcasts, showsOfGuest } from '../../projections/podcast-links/queries.ts';
+import type { LinkKind } from '../../projections/podcast-links/projection.ts';
+import { showsOfGuest } from '../../projections/podcast-links/queries.ts';
 import { compact } from '../catalog/compact.ts';
-import { podcastReferences } from '../catalog/views.ts';
+import { toPodcastReference } from '../catalog/views.ts';
 import type { Queryable } from '../db/db.ts';
 import { companyCompacts, companyOrBare, contactsOf } from './companies.ts';
 import { scoreBand } from './params.ts';
-import { peopleOf, relatedShows, type ScoredShow, SHOWN, topicOf } from './related.ts';
+import { peopleOf, type RelatedShows, relatedShows, type ScoredShow, SHOWN, topicOf } from './related.ts';
 
 /** Related shows a recommendation draws on (docs/advertising.md, "Recommendations"). */
 const RELATED_BASE = 20;
@@ -22,7 +23,8 @@ interface Pooled {
 
 /**
  * Pools the shows `key`s are found on: a key's score is 1 − Π(1 − s) over the related shows
- * holding it (s their related score), so more and closer shows raise it, never past 1.
+ * holding it (s their related score), so more and closer shows raise it, never past 1. A key's
+ * label (the name to show when nothing else names it) is the one its closest show gives it.
  */
 function pool(
   related: readonly ScoredShow[],
@@ -30,45 +32,60 @@ function pool(
   exclude: ReadonlySet<string>,
 ) {
   const scoreOf = new Map(related.map((r) => [r.podcast_id, r]));
-  const pooled = new Map<string, Pooled>();
+  const pooled = new Map<string, Pooled & { labels: Map<string, string | null> }>();
   for (const h of holdings) {
     const show = scoreOf.get(h.podcast_id);
     if (!show || exclude.has(h.key)) continue;
-    const p = pooled.get(h.key) ?? { key: h.key, label: h.label, score: 0, via: [] };
+    const p = pooled.get(h.key) ?? {
+      key: h.key,
+      label: null,
+      score: 0,
+      via: [] as ScoredShow[],
+      labels: new Map(),
+    };
     p.via.push(show);
+    p.labels.set(h.podcast_id, h.label);
     pooled.set(h.key, p);
   }
   for (const p of pooled.values()) {
     p.via.sort((a, b) => b.score - a.score || (a.podcast_id < b.podcast_id ? -1 : 1));
     p.score = round(1 - p.via.reduce((rest, s) => rest * (1 - s.score), 1));
+    p.label = p.labels.get(p.via[0]!.podcast_id) ?? null;
   }
-  return [...pooled.values()].sort(
-    (a, b) =>
-      b.score - a.score || b.via.length - a.via.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  return [...pooled.values()]
+    .map(({ labels: _, ...p }): Pooled => p)
+    .sort(
+      (a, b) =>
+        b.score - a.score || b.via.length - a.via.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
+}
+
+/** The keys of one kind the related shows hold and the show itself does not, pooled. */
+function pooledOf(related: RelatedShows, kind: LinkKind) {
+  const own = new Set(related.own.filter((l) => l.kind === kind).map((l) => l.key));
+  return pool(
+    related.shows.slice(0, RELATED_BASE),
+    related.theirs.filter((l) => l.kind === kind),
+    own,
   );
 }
 
-async function viaRefs(db: Queryable, pooled: readonly Pooled[]) {
-  return podcastReferences(
-    db,
-    pooled.flatMap((p) => p.via.slice(0, VIA).map((s) => s.podcast_id)),
-  );
-}
+const referenceOf = (related: RelatedShows, id: string) => {
+  const row = related.podcasts.get(id);
+  return row ? [toPodcastReference(row)] : [];
+};
 
-/** Related shows as the API shows them, with people and topics in the basis. */
-export async function relatedItems(db: Queryable, scored: readonly ScoredShow[]) {
-  const [refs, person] = await Promise.all([
-    podcastReferences(
-      db,
-      scored.map((s) => s.podcast_id),
-    ),
-    peopleOf(
-      db,
-      scored.flatMap((s) => s.basis.shared_guest_ids.slice(0, SHOWN)),
-    ),
-  ]);
+const viaOf = (related: RelatedShows, p: Pooled) =>
+  p.via.slice(0, VIA).flatMap((s) => referenceOf(related, s.podcast_id));
+
+type Person = Awaited<ReturnType<typeof peopleOf>>;
+
+const sharedGuestIds = (scored: readonly ScoredShow[]) =>
+  scored.flatMap((s) => s.basis.shared_guest_ids.slice(0, SHOWN));
+
+function relatedItemsOf(related: RelatedShows, scored: readonly ScoredShow[], person: Person) {
   return scored.flatMap((s) => {
-    const podcast = refs.get(s.podcast_id);
+    const [podcast] = referenceOf(related, s.podcast_id);
     if (!podcast) return [];
     const { shared_guest_ids, shared_topics, ...basis } = s.basis;
     return [
@@ -86,67 +103,48 @@ export async function relatedItems(db: Queryable, scored: readonly ScoredShow[])
   });
 }
 
+/** Related shows as the API shows them, with people and topics in the basis. */
+export async function relatedItems(db: Queryable, related: RelatedShows, scored: readonly ScoredShow[]) {
+  return relatedItemsOf(related, scored, await peopleOf(db, sharedGuestIds(scored)));
+}
+
+const guestItemsOf = (related: RelatedShows, page: readonly Pooled[], person: Person) =>
+  page.map((p) => ({
+    band: scoreBand(p.score),
+    score: p.score,
+    shared_show_count: p.via.length,
+    person: person(p.key, p.label),
+    via: viaOf(related, p),
+  }));
+
 /** People who appeared on related shows but never on this one. */
-export async function guestRecommendations(db: Queryable, podcastId: string, related: readonly ScoredShow[]) {
-  const base = related.slice(0, RELATED_BASE);
-  const [theirs, mine] = await Promise.all([
-    linksOfPodcasts(
-      db,
-      base.map((s) => s.podcast_id),
-      ['guest'],
-    ),
-    linksOfPodcasts(db, [podcastId], ['guest']),
-  ]);
-  const pooled = pool(base, theirs, new Set(mine.map((l) => l.key)));
+export function guestRecommendations(db: Queryable, related: RelatedShows) {
+  const pooled = pooledOf(related, 'guest');
   return async (offset: number, limit: number) => {
     const page = pooled.slice(offset, offset + limit);
-    const [refs, person] = await Promise.all([
-      viaRefs(db, page),
-      peopleOf(
-        db,
-        page.map((p) => p.key),
-      ),
-    ]);
-    return {
-      total: pooled.length,
-      items: page.map((p) => ({
-        band: scoreBand(p.score),
-        score: p.score,
-        shared_show_count: p.via.length,
-        person: person(p.key, p.label),
-        via: p.via.slice(0, VIA).flatMap((s) => refs.get(s.podcast_id) ?? []),
-      })),
-    };
+    const person = await peopleOf(
+      db,
+      page.map((p) => p.key),
+    );
+    return { total: pooled.length, items: guestItemsOf(related, page, person) };
   };
 }
 
 /** Sponsors of related shows that do not advertise on this one, with contacts at their companies. */
-export async function sponsorRecommendations(
-  db: Queryable,
-  podcastId: string,
-  related: readonly ScoredShow[],
-) {
-  const base = related.slice(0, RELATED_BASE);
-  const [theirs, mine] = await Promise.all([
-    linksOfPodcasts(
-      db,
-      base.map((s) => s.podcast_id),
-      ['sponsor'],
-    ),
-    linksOfPodcasts(db, [podcastId], ['sponsor']),
-  ]);
-  const pooled = pool(base, theirs, new Set(mine.map((l) => l.key)));
+export function sponsorRecommendations(db: Queryable, related: RelatedShows) {
+  const pooled = pooledOf(related, 'sponsor');
   return async (offset: number, limit: number) => {
     const page = pooled.slice(offset, offset + limit);
     const keys = page.map((p) => p.key);
-    const [refs, info, totals] = await Promise.all([
-      viaRefs(db, page),
+    const [info, totals] = await Promise.all([
       sponsorInfo(db, keys),
-      db.query<{ k: string; total: number; last_at: Date }>(
-        `select ${SPONSOR_KEY} as k, count(*)::int as total, max(published_at) as last_at
-           from ads where ${SPONSOR_KEY} = any($1::text[]) and not is_network_promo group by 1`,
-        [keys],
-      ),
+      keys.length
+        ? db.query<{ k: string; total: number; last_at: Date }>(
+            `select ${SPONSOR_KEY} as k, count(*)::int as total, max(published_at) as last_at
+               from ads where ${SPONSOR_KEY} = any($1::text[]) and not is_network_promo group by 1`,
+            [keys],
+          )
+        : { rows: [] },
     ]);
     const companyIds = [...info.values()].flatMap((i) => (i.company_id ? [i.company_id] : []));
     const [companies, contacts] = await Promise.all([
@@ -172,7 +170,7 @@ export async function sponsorRecommendations(
             ...(companyId ? { company: companyOrBare(companies, companyId, name) } : {}),
           },
           contacts: (companyId ? contacts.get(companyId) : undefined) ?? [],
-          via: p.via.slice(0, VIA).flatMap((s) => refs.get(s.podcast_id) ?? []),
+          via: viaOf(related, p),
         });
       }),
     };
@@ -188,8 +186,10 @@ export async function podcastRecommendationsForGuest(db: Queryable, personIds: r
     { key: string; score: number; via: { podcast_id: string; score: number }[] }
   >();
   const relatedOf = await Promise.all(appearances.map((a) => relatedShows(db, a.podcast_id)));
+  // Each related read holds its show and the shows it scored: every show named below.
+  const rows = new Map(relatedOf.flatMap((r) => [...r.podcasts]));
   for (const [i, a] of appearances.entries()) {
-    const related = relatedOf[i]!.slice(0, RELATED_BASE);
+    const related = relatedOf[i]!.shows.slice(0, RELATED_BASE);
     for (const r of related) {
       if (own.has(r.podcast_id)) continue;
       const entry = byShow.get(r.podcast_id) ?? { key: r.podcast_id, score: 0, via: [] };
@@ -203,16 +203,16 @@ export async function podcastRecommendationsForGuest(db: Queryable, personIds: r
       return { ...e, score: round(1 - e.via.reduce((rest, v) => rest * (1 - v.score), 1)) };
     })
     .sort((a, b) => b.score - a.score || b.via.length - a.via.length || (a.key < b.key ? -1 : 1));
+  const reference = (id: string) => {
+    const row = rows.get(id);
+    return row ? [toPodcastReference(row)] : [];
+  };
   return async (offset: number, limit: number) => {
     const page = pooled.slice(offset, offset + limit);
-    const refs = await podcastReferences(
-      db,
-      page.flatMap((p) => [p.key, ...p.via.slice(0, VIA).map((v) => v.podcast_id)]),
-    );
     return {
       total: pooled.length,
       items: page.flatMap((p) => {
-        const podcast = refs.get(p.key);
+        const [podcast] = reference(p.key);
         if (!podcast) return [];
         return [
           {
@@ -220,7 +220,7 @@ export async function podcastRecommendationsForGuest(db: Queryable, personIds: r
             score: p.score,
             shared_show_count: p.via.length,
             podcast,
-            via: p.via.slice(0, VIA).flatMap((v) => refs.get(v.podcast_id) ?? []),
+            via: p.via.slice(0, VIA).flatMap((v) => reference(v.podcast_id)),
           },
         ];
       }),
@@ -228,13 +228,21 @@ export async function podcastRecommendationsForGuest(db: Queryable, personIds: r
   };
 }
 
-/** The top five related shows, guests and sponsors: the advertising fields of GET /v1/podcasts/{id}. */
+/**
+ * The top five related shows, guests and sponsors: the advertising fields of GET /v1/podcasts/{id},
+ * read once for all three (docs/advertising.md, "On a podcast").
+ */
 export async function podcastExtras(db: Queryable, podcastId: string) {
   const related = await relatedShows(db, podcastId);
-  const [items, guests, sponsors] = await Promise.all([
-    relatedItems(db, related.slice(0, 5)),
-    guestRecommendations(db, podcastId, related).then((page) => page(0, 5)),
-    sponsorRecommendations(db, podcastId, related).then((page) => page(0, 5)),
+  const top = related.shows.slice(0, 5);
+  const guests = pooledOf(related, 'guest').slice(0, 5);
+  const [person, sponsors] = await Promise.all([
+    peopleOf(db, [...sharedGuestIds(top), ...guests.map((g) => g.key)]),
+    sponsorRecommendations(db, related)(0, 5),
   ]);
-  return { related: items, recommended_guests: guests.items, recommended_sponsors: sponsors.items };
+  return {
+    related: relatedItemsOf(related, top, person),
+    recommended_guests: guestItemsOf(related, guests, person),
+    recommended_sponsors: sponsors.items,
+  };
 }

@@ -8,7 +8,7 @@ import {
   publishersOf,
   showsSharing,
 } from '../../projections/podcast-links/queries.ts';
-import { entityReferences } from '../catalog/references.ts';
+import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 
 /** Weights of the related-show score (docs/advertising.md, "Scores"); they sum to 1. */
@@ -141,12 +141,25 @@ const byScore = (a: ScoredShow, b: ScoredShow) =>
   b.popularity - a.popularity ||
   (a.podcast_id < b.podcast_id ? -1 : a.podcast_id > b.podcast_id ? 1 : 0);
 
+export interface RelatedShows {
+  /** Best first. */
+  shows: ScoredShow[];
+  /** The show's own links, labelled. */
+  own: LinkRow[];
+  /** The links of every show scored, labelled for guests and sponsors only. */
+  theirs: LinkRow[];
+  /** The show and every show scored, by id. */
+  podcasts: ReadonlyMap<string, PodcastRow>;
+}
+
 /**
  * Shows related to one show, best first, each sharing at least one guest, sponsor, topic or its
- * publisher. Deterministic: ties go to the more popular show, then the smaller id.
+ * publisher. Deterministic: ties go to the more popular show, then the smaller id. Also gives what
+ * it read on the way, so recommendations drawn from the related shows need not read it again.
  */
-export async function relatedShows(db: Queryable, podcastId: string): Promise<ScoredShow[]> {
-  const mine = profiles(await linksOfPodcasts(db, [podcastId])).get(podcastId) ?? emptyProfile();
+export async function relatedShows(db: Queryable, podcastId: string): Promise<RelatedShows> {
+  const own = await linksOfPodcasts(db, [podcastId]);
+  const mine = profiles(own).get(podcastId) ?? emptyProfile();
   const keys = [
     ...[...mine.guests].map((key) => ({ kind: 'guest' as LinkKind, key })),
     ...[...mine.sponsors].map((key) => ({ kind: 'sponsor' as LinkKind, key })),
@@ -174,24 +187,27 @@ export async function relatedShows(db: Queryable, podcastId: string): Promise<Sc
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
     .slice(0, SCORED)
     .map(([id]) => id);
-  const [full, publishers] = await Promise.all([
-    linksOfPodcasts(db, rough, undefined, false),
-    publishersOf(db, [podcastId, ...rough]),
+  const [theirs, rows] = await Promise.all([
+    linksOfPodcasts(db, rough, undefined, ['guest', 'sponsor']),
+    podcastsByIds(db, [podcastId, ...rough]),
   ]);
-  const fullProfiles = profiles(full);
-  const myPublisher = publishers.get(podcastId)?.publisher_id ?? null;
-  return rough
+  const podcasts = new Map(rows.map((r) => [r.id, r]));
+  const publisherOf = (id: string) => podcasts.get(id)?.publisher?.id ?? null;
+  const fullProfiles = profiles(theirs);
+  const myPublisher = publisherOf(podcastId);
+  const shows = rough
     .map((id) => {
       const other = fullProfiles.get(id) ?? emptyProfile();
-      const samePublisher = myPublisher !== null && publishers.get(id)?.publisher_id === myPublisher;
+      const samePublisher = myPublisher !== null && publisherOf(id) === myPublisher;
       return {
         podcast_id: id,
-        popularity: publishers.get(id)?.popularity ?? 0,
+        popularity: podcasts.get(id)?.popularity ?? 0,
         ...scoreShow(mine, other, samePublisher),
       };
     })
     .filter((s) => s.score > 0)
     .sort(byScore);
+  return { shows, own, theirs, podcasts };
 }
 
 export interface ScoredEpisode {
@@ -270,21 +286,25 @@ export async function relatedEpisodes(db: Queryable, episodeId: string): Promise
 
 /** People by id for a basis or a recommendation: the entity when known, else the id alone. */
 export async function peopleOf(db: Queryable, ids: Iterable<string>) {
-  const entities = await entityReferences(db, ids);
-  const { rows } = await db.query<{ id: string; description: string | null; image_url: string | null }>(
-    'select id, description, image_url from entities where id = any($1::text[])',
-    [[...entities.keys()]],
-  );
-  const extra = new Map(rows.map((r) => [r.id, r]));
+  const wanted = [...new Set(ids)];
+  const { rows } = wanted.length
+    ? await db.query<{
+        id: string;
+        name: string;
+        slug: string;
+        description: string | null;
+        image_url: string | null;
+      }>('select id, name, slug, description, image_url from entities where id = any($1::text[])', [wanted])
+    : { rows: [] };
+  const entities = new Map(rows.map((r) => [r.id, r]));
   return (id: string, fallbackName?: string | null) => {
     const e = entities.get(id);
-    const x = extra.get(id);
     return {
       id,
       name: e?.name ?? fallbackName ?? id,
       ...(e ? { slug: e.slug } : {}),
-      ...(x?.description ? { description: x.description } : {}),
-      ...(x?.image_url ? { image_url: x.image_url } : {}),
+      ...(e?.description ? { description: e.description } : {}),
+      ...(e?.image_url ? { image_url: e.image_url } : {}),
     };
   };
 }

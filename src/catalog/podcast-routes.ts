@@ -103,8 +103,15 @@ async function podcastItems(
 
 export interface PodcastRouteDeps {
   now(): Date;
-  /** Fields another surface adds to GET /v1/podcasts/{id} (advertising: related, recommendations). */
-  podcastExtras?: { properties: Record<string, object>; load(db: Queryable, id: string): Promise<object> };
+  /**
+   * Fields another surface adds to GET /v1/podcasts/{id} (advertising: related, recommendations),
+   * with every read model they come from, so the response cache knows when they change.
+   */
+  podcastExtras?: {
+    properties: Record<string, object>;
+    load(db: Queryable, id: string): Promise<object>;
+    readModels: readonly { name: string }[];
+  };
 }
 
 export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof responseCache>) {
@@ -249,6 +256,7 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
     app.get<{ Params: { id: string }; Querystring: { topic_limit: number } }>(
       '/v1/podcasts/:id',
       {
+        config: { catalogCache: deps.podcastExtras ? { readModels: deps.podcastExtras.readModels } : true },
         schema: {
           tags: ['catalog'],
           summary: 'One podcast by id, slug or Apple id',

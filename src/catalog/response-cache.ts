@@ -5,8 +5,11 @@ import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The 200 answer may be served again from the catalog's response cache (docs/catalog.md). */
-    catalogCache?: boolean;
+    /**
+     * The 200 answer may be served again from the catalog's response cache (docs/catalog.md);
+     * `readModels` names the read models it also comes from beyond the catalog's own.
+     */
+    catalogCache?: boolean | { readModels: readonly { name: string }[] };
   }
 }
 
@@ -96,9 +99,13 @@ export function responseCache(options: ResponseCacheOptions) {
   return function register(app: FastifyInstance) {
     if (options.maxBytes <= 0) return;
     app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!request.routeOptions.config.catalogCache) return;
+      const opted = request.routeOptions.config.catalogCache;
+      if (!opted) return;
       const key = request.url;
-      const versions = await readModelVersions(app.db, names);
+      const versions = await readModelVersions(
+        app.db,
+        opted === true ? names : [...names, ...opted.readModels.map((m) => m.name)],
+      );
       const now = options.now().getTime();
       const entry = entries.get(key);
       if (entry && entry.versions === versions && entry.computedAt <= now && now < entry.validUntil) {

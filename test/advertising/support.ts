@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { advertisingCapability } from '../../src/advertising/capability.ts';
-import { podcastExtras } from '../../src/advertising/recommendations.ts';
-import { podcastExtraProperties } from '../../src/advertising/schemas.ts';
+import { advertisingPodcastExtras } from '../../src/advertising/podcast-extras.ts';
 import { catalogCapability } from '../../src/catalog/capability.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
@@ -42,7 +41,7 @@ export async function advertisingHarness(
   const clock = { now };
   const catalog = catalogCapability({
     now: () => clock.now,
-    podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
+    podcastExtras: advertisingPodcastExtras,
   });
   const advertising = advertisingCapability({ now: () => clock.now });
   const app = await buildHttpApp({
