@@ -30,34 +30,49 @@ export async function linksOfPodcasts(
   return rows;
 }
 
-/** For each (kind, key), the other shows holding it: at most `perKey`, those with most episodes first (no labels). */
-export async function showsSharing(
+/**
+ * The `limit` shows with the highest first-pass score for a show: for each (kind, key) it holds,
+ * the `perKey` other shows holding it with most episodes (each adding that key's `part`), and its
+ * `perKey` most popular publisher mates (each adding `matePart`). Parts are summed in the order
+ * given, mates first, so the sums are the same doubles whoever adds them; ties go to the smaller id.
+ */
+export async function firstPassCandidates(
   db: Queryable,
-  exclude: readonly string[],
-  keys: readonly { kind: LinkKind; key: string }[],
+  podcastId: string,
+  keys: readonly { kind: LinkKind; key: string; part: number }[],
+  matePart: number,
   perKey: number,
-): Promise<LinkRow[]> {
-  if (keys.length === 0) return [];
-  const { rows } = await db.query<LinkRow>(
-    `select l.podcast_id, t.kind, t.key, null as label, l.episode_count
-       from unnest($1::text[], $2::text[]) as t(kind, key)
-       cross join lateral (
-         select x.podcast_id, x.episode_count from podcast_links x
-          where x.kind = t.kind and x.key = t.key and x.podcast_id <> all($3::text[])
-          order by x.episode_count desc, x.podcast_id limit $4::int) l`,
-    [keys.map((k) => k.kind), keys.map((k) => k.key), exclude, perKey],
+  limit: number,
+): Promise<string[]> {
+  const { rows } = await db.query<{ podcast_id: string }>(
+    `with shared as (
+       select l.podcast_id, t.part, t.n
+         from unnest($2::text[], $3::text[], $4::float8[]) with ordinality as t(kind, key, part, n)
+         cross join lateral (
+           select x.podcast_id from podcast_links x
+            where x.kind = t.kind and x.key = t.key and x.podcast_id <> $1::text
+            order by x.episode_count desc, x.podcast_id limit $6::int) l
+     ),
+     mates as (
+       select p.id as podcast_id, $5::float8 as part, 0::bigint as n
+         from podcasts me join podcasts p on p.publisher->>'id' = me.publisher->>'id' and p.id <> me.id
+        where me.id = $1::text order by p.popularity desc nulls last, p.id limit $6::int
+     )
+     select podcast_id from (select * from mates union all select * from shared) c
+      group by podcast_id
+      order by sum(part order by n) desc, podcast_id collate "C"
+      limit $7::int`,
+    [
+      podcastId,
+      keys.map((k) => k.kind),
+      keys.map((k) => k.key),
+      keys.map((k) => k.part),
+      matePart,
+      perKey,
+      limit,
+    ],
   );
-  return rows;
-}
-
-/** Shows of the same publisher as the show, most popular first. */
-export async function publisherMates(db: Queryable, podcastId: string, limit: number) {
-  const { rows } = await db.query<{ id: string }>(
-    `select p.id from podcasts me join podcasts p on p.publisher->>'id' = me.publisher->>'id' and p.id <> me.id
-      where me.id = $1::text order by p.popularity desc nulls last, p.id limit $2::int`,
-    [podcastId, limit],
-  );
-  return rows.map((r) => r.id);
+  return rows.map((r) => r.podcast_id);
 }
 
 export async function publishersOf(db: Queryable, podcastIds: readonly string[]) {

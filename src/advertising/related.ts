@@ -1,12 +1,11 @@
 import type { LinkKind } from '../../projections/podcast-links/projection.ts';
 import {
   episodesSharing,
+  firstPassCandidates,
   type LinkRow,
   linksOfEpisodes,
   linksOfPodcasts,
-  publisherMates,
   publishersOf,
-  showsSharing,
 } from '../../projections/podcast-links/queries.ts';
 import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
 import type { Queryable } from '../db/db.ts';
@@ -160,33 +159,32 @@ export interface RelatedShows {
 export async function relatedShows(db: Queryable, podcastId: string): Promise<RelatedShows> {
   const own = await linksOfPodcasts(db, [podcastId]);
   const mine = profiles(own).get(podcastId) ?? emptyProfile();
-  const keys = [
-    ...[...mine.guests].map((key) => ({ kind: 'guest' as LinkKind, key })),
-    ...[...mine.sponsors].map((key) => ({ kind: 'sponsor' as LinkKind, key })),
-    ...[...mine.topics.keys()].map((key) => ({ kind: 'topic' as LinkKind, key })),
-  ];
-  const [sharing, mates] = await Promise.all([
-    showsSharing(db, [podcastId], keys, PER_KEY),
-    publisherMates(db, podcastId, PER_KEY),
-  ]);
   // A first pass on what the candidate rows already show (counts only) picks the shows worth
   // scoring fully.
-  const weights = {
-    guest: PODCAST_WEIGHTS.guests / GUESTS_FOR_FULL,
-    sponsor: PODCAST_WEIGHTS.sponsors / SPONSORS_FOR_FULL,
-  };
   const topicShare = mine.topics.size
     ? (PODCAST_WEIGHTS.topic_overlap + PODCAST_WEIGHTS.content_similarity) / mine.topics.size
     : 0;
-  const roughScore = new Map<string, number>(mates.map((id) => [id, PODCAST_WEIGHTS.same_publisher]));
-  for (const row of sharing) {
-    const part = row.kind === 'guest' ? weights.guest : row.kind === 'sponsor' ? weights.sponsor : topicShare;
-    roughScore.set(row.podcast_id, (roughScore.get(row.podcast_id) ?? 0) + part);
-  }
-  const rough = [...roughScore.entries()]
-    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
-    .slice(0, SCORED)
-    .map(([id]) => id);
+  const keys = [
+    ...[...mine.guests].map((key) => ({
+      kind: 'guest' as LinkKind,
+      key,
+      part: PODCAST_WEIGHTS.guests / GUESTS_FOR_FULL,
+    })),
+    ...[...mine.sponsors].map((key) => ({
+      kind: 'sponsor' as LinkKind,
+      key,
+      part: PODCAST_WEIGHTS.sponsors / SPONSORS_FOR_FULL,
+    })),
+    ...[...mine.topics.keys()].map((key) => ({ kind: 'topic' as LinkKind, key, part: topicShare })),
+  ];
+  const rough = await firstPassCandidates(
+    db,
+    podcastId,
+    keys,
+    PODCAST_WEIGHTS.same_publisher,
+    PER_KEY,
+    SCORED,
+  );
   const [theirs, rows] = await Promise.all([
     linksOfPodcasts(db, rough, undefined, ['guest', 'sponsor']),
     podcastsByIds(db, [podcastId, ...rough]),
