@@ -34,7 +34,9 @@ export async function linksOfPodcasts(
  * The `limit` shows with the highest first-pass score for a show: for each (kind, key) it holds,
  * the `perKey` other shows holding it with most episodes (each adding that key's `part`), and its
  * `perKey` most popular publisher mates (each adding `matePart`). Parts are summed in the order
- * given, mates first, so the sums are the same doubles whoever adds them; ties go to the smaller id.
+ * given, mates first, so the sums are the same doubles whoever adds them. Ties go to the smaller id
+ * as JavaScript compares strings (UTF-16 code units: the order answers list shows in), which no
+ * PostgreSQL collation gives, so the query ranks the sums and the shows tied at the cut are ordered here.
  */
 export async function firstPassCandidates(
   db: Queryable,
@@ -44,7 +46,7 @@ export async function firstPassCandidates(
   perKey: number,
   limit: number,
 ): Promise<string[]> {
-  const { rows } = await db.query<{ podcast_id: string }>(
+  const { rows } = await db.query<{ podcast_id: string; rank: number }>(
     `with shared as (
        select l.podcast_id, t.part, t.n
          from unnest($2::text[], $3::text[], $4::float8[]) with ordinality as t(kind, key, part, n)
@@ -58,10 +60,10 @@ export async function firstPassCandidates(
          from podcasts me join podcasts p on p.publisher->>'id' = me.publisher->>'id' and p.id <> me.id
         where me.id = $1::text order by p.popularity desc nulls last, p.id limit $6::int
      )
-     select podcast_id from (select * from mates union all select * from shared) c
+     select podcast_id, (dense_rank() over (order by sum(part order by n) desc))::int as rank
+       from (select * from mates union all select * from shared) c
       group by podcast_id
-      order by sum(part order by n) desc, podcast_id collate "C"
-      limit $7::int`,
+      order by rank fetch first ($7::int) rows with ties`,
     [
       podcastId,
       keys.map((k) => k.kind),
@@ -72,7 +74,10 @@ export async function firstPassCandidates(
       limit,
     ],
   );
-  return rows.map((r) => r.podcast_id);
+  return rows
+    .sort((a, b) => a.rank - b.rank || (a.podcast_id < b.podcast_id ? -1 : 1))
+    .slice(0, limit)
+    .map((r) => r.podcast_id);
 }
 
 export async function publishersOf(db: Queryable, podcastIds: readonly string[]) {
