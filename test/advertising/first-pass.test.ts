@@ -11,8 +11,8 @@ const bmp = 'X\u{FF61}';
 /**
  * A (topic t1, guest g1) and 60 shows B00–B59 holding t1 alone; C also holds g1. The first pass
  * (docs/advertising.md, "Scores") gives every B the same score and C more: the 50 shows scored
- * fully are C and the 49 Bs with the smallest ids. D (topics t2, t3, guest g2) has 48 shows
- * E00–E47 holding t2 alone and two more, `astral` and `bmp`, also holding t2 alone.
+ * fully are C and the 49 Bs with the smallest ids. D (topics t2, t3, guest g2) is in the same
+ * spot: F holds t2 and g2, and 50 tied shows hold t2 alone: E00–E47, `astral` and `bmp`.
  */
 beforeAll(async () => {
   h = await advertisingHarness();
