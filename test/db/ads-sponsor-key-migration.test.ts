@@ -60,7 +60,10 @@ describe('migration 0161 (ads_sponsor_key covering) on a database in use', () =>
       await released;
     });
     await held;
-    const migrating = migrate(test.db);
+    const migrating = migrate(
+      test.db,
+      loadMigrations().filter((m) => m.id <= 161),
+    );
     try {
       await waitFor(async () => {
         const { rows } = await reader.query<{ n: number }>(
