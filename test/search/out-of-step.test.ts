@@ -53,7 +53,10 @@ beforeAll(async () => {
     [
       resent('ep-shrunk', long.slice(0, 12)),
       resent('ep-produced', long.slice(0, 12)),
-      resent('ep-rewritten', Array.from({ length: 30 }, () => 'Completely different words.')),
+      resent(
+        'ep-rewritten',
+        Array.from({ length: 30 }, () => 'Completely different words.'),
+      ),
       resent('ep-missing', []),
     ],
     ['transcripts'],
