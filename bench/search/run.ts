@@ -219,16 +219,18 @@ try {
     index_bytes: string;
     rows: number;
     transcript_bytes: string;
+    chunk_bytes: string;
   }>(
     `select pg_table_size('search_passages')::text as table_bytes,
             pg_relation_size('search_passages_words')::text as index_bytes,
             (select count(*)::int from search_passages) as rows,
-            pg_total_relation_size('transcripts')::text as transcript_bytes`,
+            pg_total_relation_size('transcripts')::text as transcript_bytes,
+            pg_total_relation_size('transcript_chunks')::text as chunk_bytes`,
   );
   const lines = EPISODES * LINES;
   const perMillion = (bytes: string) => `${(((Number(bytes) / lines) * 1e6) / 2 ** 20).toFixed(0)} MiB`;
   console.log(
-    `index per million lines: GIN ${perMillion(sizes[0]!.index_bytes)}, passage rows ${perMillion(sizes[0]!.table_bytes)} (${sizes[0]!.rows} rows); transcripts ${perMillion(sizes[0]!.transcript_bytes)}`,
+    `index per million lines: GIN ${perMillion(sizes[0]!.index_bytes)}, passage rows ${perMillion(sizes[0]!.table_bytes)} (${sizes[0]!.rows} rows); transcripts ${perMillion(sizes[0]!.transcript_bytes)}, their chunks ${perMillion(sizes[0]!.chunk_bytes)}`,
   );
 
   const org = await createOrganization(db, { name: 'Bench', plan: 'ENTERPRISE' });
@@ -297,9 +299,11 @@ try {
            from (select p.episode_id, array_agg(p.start) as starts
                    from search_passages p join page on page.id = p.episode_id, q
                   where p.words @@ q.q group by p.episode_id) hit
-           cross join lateral (select l.line from transcripts t,
-                                      json_array_elements(t.lines) with ordinality as l(line, n)
-                                where t.episode_id = hit.episode_id and l.n - 1 = any(hit.starts)) l`,
+           cross join lateral (select l.line from transcript_chunks c,
+                                      json_array_elements(c.lines) with ordinality as l(line, n)
+                                where c.episode_id = hit.episode_id
+                                  and c.chunk in (select s / 16 from unnest(hit.starts) as s)
+                                  and c.chunk * 16 + l.n - 1 = any(hit.starts)) l`,
         [],
       ),
     ],

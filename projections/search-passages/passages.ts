@@ -14,6 +14,8 @@ export const PASSAGE_LINES = 5;
 export const WINDOW = 6;
 export const STRIDE = 2;
 const WEIGHTS = ['B', 'D', 'A', 'A', 'A', 'C'] as const;
+// "<position><weight>" of each line of a row, for the positions most rows reach, built once.
+const SUFFIXES = WEIGHTS.map((weight) => Array.from({ length: 512 }, (_, p) => `${p}${weight}`));
 // PostgreSQL keeps positions up to 16383 and 256 positions per lexeme; longer lexemes are refused.
 const MAX_POSITION = 16383;
 const MAX_POSITIONS_PER_WORD = 256;
@@ -31,32 +33,38 @@ export const foldedLines = (texts: readonly string[]): string[][] => texts.map(f
  */
 export function windowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
   // Each line's words with their quotes, built once; a row only adds positions and its weight.
-  const quoted = lines.map((words) => words.filter(fitsLexeme).map((w) => `'${w}':`));
+  const quoted = lines.map((words) => words.map((w) => (fitsLexeme(w) ? `'${w}':` : undefined)));
   const rows: { start: number; words: string }[] = [];
   for (let start = 0; start < lines.length; start += STRIDE) {
-    const parts: string[] = [];
-    const seen = new Map<string, number>();
-    let position = 0;
     const end = Math.min(lines.length, start + WINDOW);
+    let size = 0;
+    for (let k = start; k < end; k++) size += lines[k]!.length;
+    // Only a row of more than 256 words can hold a lexeme more than 256 times.
+    const seen = size > MAX_POSITIONS_PER_WORD ? new Map<string, number>() : undefined;
+    let words = '';
+    let separator = '';
+    let position = 0;
     for (let k = start; k < end && position < MAX_POSITION; k++) {
-      const weight = WEIGHTS[k - start]!;
-      const words = lines[k]!;
+      const suffixes = SUFFIXES[k - start]!;
       const lexemes = quoted[k]!;
-      let q = 0;
-      for (const word of words) {
+      for (let j = 0; j < lexemes.length; j++) {
         if (position === MAX_POSITION) break;
         position++;
-        if (!fitsLexeme(word)) continue;
-        const lexeme = lexemes[q++]!;
-        // PostgreSQL keeps the first 256 positions of a lexeme; later ones need not be sent.
-        const count = (seen.get(word) ?? 0) + 1;
-        seen.set(word, count);
-        if (count <= MAX_POSITIONS_PER_WORD) parts.push(`${lexeme}${position}${weight}`);
+        const lexeme = lexemes[j];
+        if (lexeme === undefined) continue;
+        if (seen) {
+          // PostgreSQL keeps the first 256 positions of a lexeme; later ones need not be sent.
+          const count = (seen.get(lexeme) ?? 0) + 1;
+          seen.set(lexeme, count);
+          if (count > MAX_POSITIONS_PER_WORD) continue;
+        }
+        words += `${separator}${lexeme}${suffixes[position] ?? `${position}${WEIGHTS[k - start]}`}`;
+        separator = ' ';
       }
       // A gap between lines, so a quoted phrase never runs from one line into the next.
       if (position < MAX_POSITION) position++;
     }
-    rows.push({ start, words: parts.join(' ') });
+    rows.push({ start, words });
   }
   return rows;
 }

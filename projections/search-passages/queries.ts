@@ -1,6 +1,5 @@
 import { exactInstant, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
-import type { StoredLine } from '../transcripts/projection.ts';
 import { allInPassage, anyTerm, inFirstLine, inSecondLine, type Term, WINDOW } from './passages.ts';
 
 /** The episodes a search or mention list may return (docs/search.md, "Filters"). */
@@ -99,36 +98,37 @@ export async function searchEpisodes(
     sort === 'recency'
       ? 'e.published_at desc, m.episode_id desc'
       : 'm.score desc, e.published_at desc, m.episode_id desc';
-  // The page first: the best rank of each episode, grouped as the rows come (the grouping never
-  // carries the tsvectors); the scope narrows the rows only when it has conditions.
+  // The best rank of each episode and its matching rows, grouped as the rows come (offset 0: each
+  // row's rank is computed in the scan, so the grouping never carries the tsvectors); the scope
+  // narrows the rows only when it has conditions.
   const scoped = where.length
     ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
     : [];
-  const { rows: page } = await db.query<{ episode_id: string; published_at: Date; score: number }>(
-    `select m.episode_id, e.published_at, m.score
-       from (select w.episode_id, max(ts_rank('{1,1,1,1}', w.words, ${q}, 32))::float8 as score
-               from search_passages w ${whereOf([`w.words @@ ${q}`, ...scoped])}
+  const { rows } = await db.query<{
+    episode_id: string;
+    published_at: Date;
+    score: number;
+    starts: number[];
+    ranks: number[];
+  }>(
+    `select m.episode_id, e.published_at, m.score, m.starts, m.ranks
+       from (select w.episode_id, max(w.rank)::float8 as score, array_agg(w.start) as starts,
+                    array_agg(w.rank) as ranks
+               from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
+                       from search_passages w ${whereOf([`w.words @@ ${q}`, ...scoped])} offset 0) w
               group by w.episode_id) m
        join catalog_episodes e on e.id = m.episode_id
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
   );
-  if (page.length === 0) return [];
-  const { rows } = await db.query<{ episode_id: string; starts: number[]; best_start: number }>(
-    `select episode_id, array_agg(start order by start) as starts,
-            (array_agg(start order by rank desc, start))[1] as best_start
-       from (select episode_id, start, ts_rank('{1,1,1,1}', words, $2::tsquery, 32) as rank
-               from search_passages where episode_id = any($1::text[]) and words @@ $2::tsquery offset 0) w
-      group by episode_id`,
-    [page.map((hit) => hit.episode_id), keywordQuery(keywords)],
-  );
-  const rowsOf = new Map(rows.map((row) => [row.episode_id, row]));
-  return page.map((hit) => ({
-    ...hit,
-    starts: rowsOf.get(hit.episode_id)?.starts ?? [],
-    best_start: rowsOf.get(hit.episode_id)?.best_start ?? null,
-  }));
+  return rows.map(({ starts, ranks, ...hit }) => {
+    // Rows in start order; the best is the highest rank, the first such row on a tie.
+    const order = starts.map((_, k) => k).sort((a, b) => starts[a]! - starts[b]!);
+    let best = order[0]!;
+    for (const k of order) if (ranks[k]! > ranks[best]!) best = k;
+    return { ...hit, starts: order.map((k) => starts[k]!), best_start: starts[best]! };
+  });
 }
 
 /** Whether any episode matches: for the diagnostics of an empty page. */
@@ -324,38 +324,5 @@ export async function detectedLines(
     if (row.first) lines.push(row.start);
     if (row.second) lines.push(row.start + 1);
   }
-  return found;
-}
-
-/**
- * Only the wanted lines (positions) of each episode, read from its transcript, as a sparse array
- * that ends at the last line read.
- */
-export async function passageLinesAt(
-  db: Queryable,
-  wanted: ReadonlyMap<string, readonly number[]>,
-): Promise<Map<string, StoredLine[]>> {
-  const ids: string[] = [];
-  const positions: number[] = [];
-  for (const [id, list] of wanted)
-    for (const position of new Set(list)) {
-      ids.push(id);
-      positions.push(position);
-    }
-  const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
-  if (ids.length === 0) return found;
-  // Each wanted transcript is parsed once (lateral: never one that is not wanted).
-  const { rows } = await db.query<{ episode_id: string; position: number; line: StoredLine }>(
-    `select w.episode_id, l.position, l.line
-       from (select episode_id, array_agg(position) as positions
-               from unnest($1::text[], $2::int[]) as u(episode_id, position) group by episode_id) w
-       cross join lateral (
-             select l.n::int - 1 as position, l.line
-               from json_array_elements((select t.lines from transcripts t where t.episode_id = w.episode_id))
-                    with ordinality as l(line, n)
-              where l.n - 1 = any(w.positions)) l`,
-    [ids, positions],
-  );
-  for (const row of rows) found.get(row.episode_id)![row.position] = row.line;
   return found;
 }

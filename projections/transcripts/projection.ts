@@ -6,6 +6,8 @@ import { normaliseSpeakerRole } from '../../src/matching/engine/roles.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
 
 const NAME = 'transcripts';
+/** Lines per row of transcript_chunks: a result reads only the chunks of the lines it shows. */
+export const CHUNK_LINES = 16;
 
 /** A stored transcript line: the wire line with its role folded into the closed set. */
 export interface StoredLine {
@@ -49,9 +51,9 @@ export const transcriptsProjection: Projection = {
   async apply(tx: Queryable, events: readonly RecordedEvent[]) {
     const episodes = await advanceEpisodeVersions(tx, NAME, events);
     if (episodes.length === 0) return;
-    await tx.query('delete from transcripts where episode_id = any($1::text[])', [
-      episodes.map((e) => e.episode.id),
-    ]);
+    const ids = episodes.map((e) => e.episode.id);
+    await tx.query('delete from transcripts where episode_id = any($1::text[])', [ids]);
+    await tx.query('delete from transcript_chunks where episode_id = any($1::text[])', [ids]);
     const rows = episodes
       .filter((e) => (e.transcript?.lines?.length ?? 0) > 0)
       .map((e) => ({
@@ -60,16 +62,30 @@ export const transcriptsProjection: Projection = {
         language: e.transcript?.language ?? e.episode.language ?? null,
         lines: storedLines(e),
       }));
-    if (rows.length)
-      await tx.query(
-        `insert into transcripts (episode_id, podcast_id, language, lines)
-         select r.episode_id, r.podcast_id, r.language, r.lines
-           from json_to_recordset($1::json) as r(episode_id text, podcast_id text, language text, lines json)`,
-        [JSON.stringify(rows)],
-      );
+    if (rows.length === 0) return;
+    await tx.query(
+      `insert into transcripts (episode_id, podcast_id, language, lines)
+       select r.episode_id, r.podcast_id, r.language, r.lines
+         from json_to_recordset($1::json) as r(episode_id text, podcast_id text, language text, lines json)`,
+      [JSON.stringify(rows)],
+    );
+    const chunks = rows.flatMap(({ episode_id, lines }) =>
+      Array.from({ length: Math.ceil(lines.length / CHUNK_LINES) }, (_, chunk) => ({
+        episode_id,
+        chunk,
+        lines: lines.slice(chunk * CHUNK_LINES, (chunk + 1) * CHUNK_LINES),
+      })),
+    );
+    await tx.query(
+      `insert into transcript_chunks (episode_id, chunk, lines)
+       select r.episode_id, r.chunk, r.lines
+         from json_to_recordset($1::json) as r(episode_id text, chunk int, lines json)`,
+      [JSON.stringify(chunks)],
+    );
   },
   async reset(tx: Queryable) {
     await tx.query('delete from transcripts');
+    await tx.query('delete from transcript_chunks');
     await resetEpisodeVersions(tx, NAME);
   },
 };

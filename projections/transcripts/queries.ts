@@ -1,5 +1,5 @@
 import type { Queryable } from '../../src/db/db.ts';
-import type { StoredLine } from './projection.ts';
+import { CHUNK_LINES, type StoredLine } from './projection.ts';
 
 export interface TranscriptRow {
   episode_id: string;
@@ -33,4 +33,34 @@ export async function transcriptsByIds(
     [episodeIds],
   );
   return rows;
+}
+
+/**
+ * Only the wanted lines (positions) of each episode, as a sparse array that ends at the last line
+ * read: only the chunks that hold them are read and parsed.
+ */
+export async function linesAt(
+  db: Queryable,
+  wanted: ReadonlyMap<string, readonly number[]>,
+): Promise<Map<string, StoredLine[]>> {
+  const ids: string[] = [];
+  const positions: number[] = [];
+  for (const [id, list] of wanted)
+    for (const position of new Set(list)) {
+      ids.push(id);
+      positions.push(position);
+    }
+  const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
+  if (ids.length === 0) return found;
+  const { rows } = await db.query<{ episode_id: string; position: number; line: StoredLine }>(
+    `select c.episode_id, c.chunk * ${CHUNK_LINES} + l.n::int - 1 as position, l.line
+       from (select episode_id, position / ${CHUNK_LINES} as chunk, array_agg(position % ${CHUNK_LINES} + 1) as wanted
+               from unnest($1::text[], $2::int[]) as u(episode_id, position) group by 1, 2) w
+       join transcript_chunks c on c.episode_id = w.episode_id and c.chunk = w.chunk
+       cross join lateral json_array_elements(c.lines) with ordinality as l(line, n)
+      where l.n = any(w.wanted)`,
+    [ids, positions],
+  );
+  for (const row of rows) found.get(row.episode_id)![row.position] = row.line;
+  return found;
 }

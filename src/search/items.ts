@@ -2,14 +2,10 @@ import { catalogEpisodesByIds, type EpisodeRow } from '../../projections/catalog
 import { type ClipRow, clipsOfEpisodes } from '../../projections/clips/queries.ts';
 import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
 import { WINDOW } from '../../projections/search-passages/passages.ts';
-import {
-  type KeywordFilter,
-  type ProducedMentions,
-  passageLinesAt,
-} from '../../projections/search-passages/queries.ts';
+import type { KeywordFilter, ProducedMentions } from '../../projections/search-passages/queries.ts';
 import { type SegmentRow, segmentsOfEpisodes } from '../../projections/segments/queries.ts';
 import type { StoredLine } from '../../projections/transcripts/projection.ts';
-import { transcriptsByIds } from '../../projections/transcripts/queries.ts';
+import { linesAt, transcriptsByIds } from '../../projections/transcripts/queries.ts';
 import { toClip, toSegment } from '../catalog/views.ts';
 import type { Queryable } from '../db/db.ts';
 import type { EpisodeSegment } from '../ingestion/events.ts';
@@ -52,7 +48,7 @@ export async function loadEpisodes(
   const [episodes, transcripts, sparse, segments, clips] = await Promise.all([
     catalogEpisodesByIds(db, ids),
     whole.length ? transcriptsByIds(db, whole) : [],
-    passageLinesAt(db, wanted),
+    linesAt(db, wanted),
     segmentsOfEpisodes(db, ids),
     clipsOfEpisodes(db, ids),
   ]);

@@ -45,17 +45,22 @@ beforeAll(async () => {
       ],
     }),
   ]);
-  // The transcripts model moved on (or fell behind) while the index still holds the old lines.
-  await h.db.query(
-    `update transcripts set lines = (select json_agg(l order by n) from json_array_elements(lines) with ordinality as x(l, n) where n <= 12)
-      where episode_id in ('ep-shrunk', 'ep-produced')`,
+  // The transcripts model moved on (or fell behind) while the index still holds the old lines:
+  // the episodes re-sent, applied to the transcripts model only.
+  const resent = (id: string, lines: string[]) =>
+    episodeEvent({ id, lines, occurred_at: '2026-11-21T10:00:00Z' });
+  await h.ingest(
+    [
+      resent('ep-shrunk', long.slice(0, 12)),
+      resent('ep-produced', long.slice(0, 12)),
+      resent(
+        'ep-rewritten',
+        Array.from({ length: 30 }, () => 'Completely different words.'),
+      ),
+      resent('ep-missing', []),
+    ],
+    ['transcripts'],
   );
-  await h.db.query(
-    `update transcripts set lines = (select json_agg(json_build_object('number', n, 'start_seconds', n, 'end_seconds', n + 1, 'text', 'Completely different words.') order by n)
-       from generate_series(1, 30) n)
-      where episode_id = 'ep-rewritten'`,
-  );
-  await h.db.query(`delete from transcripts where episode_id = 'ep-missing'`);
 });
 afterAll(() => h?.close());
 

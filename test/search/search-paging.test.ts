@@ -17,6 +17,23 @@ beforeAll(async () => {
       }),
     ),
   );
+  // Ties: the koala at line 3 and again at line 30 (in another segment), once or twice there.
+  const koalas = (at30: string) =>
+    Array.from({ length: 36 }, (_, k) => (k === 2 ? 'A koala.' : k === 29 ? at30 : 'Nothing.'));
+  const segments = [
+    { id: 'seg-first', title: 'First', number: 1, start_line: 1, end_line: 12 },
+    { id: 'seg-second', title: 'Second', number: 2, start_line: 25, end_line: 36 },
+  ];
+  await h.ingest(
+    ['ep-tie-a', 'ep-tie-c', 'ep-tie-b', 'ep-tie-later'].map((id) =>
+      episodeEvent({
+        id,
+        lines: koalas(id === 'ep-tie-later' ? 'A koala, a koala.' : 'A koala.'),
+        publishedAt: '2026-04-01T00:00:00Z',
+        segments: segments.map((s) => ({ ...s, id: `${id}-${s.id}` })),
+      }),
+    ),
+  );
 });
 afterAll(() => h?.close());
 
@@ -58,5 +75,30 @@ describe('search paging', () => {
     );
     expect(keys).toEqual([...keys].sort((a, b) => a - b));
     expect(new Set(keys).size).toBeGreaterThan(1);
+  });
+
+  it('orders equal scores and times by id, newest id first, in every sort and page size', async () => {
+    for (const sort of ['relevance', 'recency'])
+      for (const limit of [1, 2, 100]) {
+        const ids = (await allPages({ keyword_search: 'koala', sort }, limit)).map((item) => item.episode.id);
+        // By relevance ep-tie-later ranks first; by recency all four tie and it is the greatest id.
+        expect(ids).toEqual(['ep-tie-later', 'ep-tie-c', 'ep-tie-b', 'ep-tie-a']);
+      }
+  });
+
+  it('takes the best passage from the first of the best-ranked rows', async () => {
+    const { body } = await h.json(SEARCH, { keyword_search: 'koala', limit: '100' });
+    const segmentOf = new Map(
+      body.data.map((item: { episode: { id: string }; segment?: { id: string } }) => [
+        item.episode.id,
+        item.segment?.id,
+      ]),
+    );
+    expect(Object.fromEntries(segmentOf)).toEqual({
+      'ep-tie-a': 'ep-tie-a-seg-first',
+      'ep-tie-b': 'ep-tie-b-seg-first',
+      'ep-tie-c': 'ep-tie-c-seg-first',
+      'ep-tie-later': 'ep-tie-later-seg-second',
+    });
   });
 });
