@@ -1,3 +1,4 @@
+import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import {
   findTranscript,
   type TranscriptRow,
@@ -28,4 +29,19 @@ export function transcriptCache() {
     if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
     return row;
   };
+}
+
+const renderings = new WeakMap<readonly StoredLine[], Map<string, string>>();
+
+/**
+ * A whole transcript rendered once (srt, the JSON of its lines…) and kept as long as its lines:
+ * the cache above hands out the same lines for one version, so a rendering is never stale, and
+ * rendering 2,000 lines costs far more than the request around it.
+ */
+export function rendering(lines: readonly StoredLine[], key: string, render: () => string): string {
+  const kept = renderings.get(lines) ?? new Map<string, string>();
+  renderings.set(lines, kept);
+  const text = kept.get(key) ?? render();
+  kept.set(key, text);
+  return text;
 }

@@ -3,6 +3,7 @@ import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
 import { transcriptSchema } from './schemas.ts';
+import { rendering } from './transcript-cache.ts';
 import {
   CONTENT_TYPES,
   narrowLines,
@@ -66,8 +67,10 @@ export function sendTranscript(reply: FastifyReply, part: TranscriptPart, query:
     ...(query.end === undefined ? {} : { end: query.end }),
   });
   if (query.format !== 'dialogue') {
-    const body =
-      query.format === 'text' ? toText(lines) : query.format === 'srt' ? toSrt(lines) : toVtt(lines);
+    const format = query.format;
+    const render = () => (format === 'text' ? toText(lines) : format === 'srt' ? toSrt(lines) : toVtt(lines));
+    const whole = !part.excerpt && lines.length === part.lines.length;
+    const body = whole ? rendering(part.lines, format, render) : render();
     return reply
       .type(CONTENT_TYPES[query.format])
       .serializer((b: string) => b)
