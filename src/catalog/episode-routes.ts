@@ -208,8 +208,13 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         const body = reply.serialize(item) as string;
         return reply
           .type('application/json; charset=utf-8')
-          .serializer((b: string) => b)
-          .send(`${body.slice(0, -1)},"transcript":${head.slice(0, -1)},"lines":${lines}}}`);
+          .send(
+            Buffer.concat([
+              Buffer.from(`${body.slice(0, -1)},"transcript":${head.slice(0, -1)},"lines":`),
+              lines,
+              Buffer.from('}}'),
+            ]),
+          );
       },
     );
 

@@ -31,17 +31,17 @@ export function transcriptCache() {
   };
 }
 
-const renderings = new WeakMap<readonly StoredLine[], Map<string, string>>();
+const renderings = new WeakMap<readonly StoredLine[], Map<string, Buffer>>();
 
 /**
- * A whole transcript rendered once (srt, the JSON of its lines…) and kept as long as its lines:
- * the cache above hands out the same lines for one version, so a rendering is never stale, and
- * rendering 2,000 lines costs far more than the request around it.
+ * A whole transcript rendered once (srt, the JSON of its lines…), encoded, and kept as long as its
+ * lines: the cache above hands out the same lines for one version, so a rendering is never stale,
+ * and rendering and encoding 2,000 lines cost far more than the request around them.
  */
-export function rendering(lines: readonly StoredLine[], key: string, render: () => string): string {
-  const kept = renderings.get(lines) ?? new Map<string, string>();
+export function rendering(lines: readonly StoredLine[], key: string, render: () => string): Buffer {
+  const kept = renderings.get(lines) ?? new Map<string, Buffer>();
   renderings.set(lines, kept);
-  const text = kept.get(key) ?? render();
-  kept.set(key, text);
-  return text;
+  const bytes = kept.get(key) ?? Buffer.from(render());
+  kept.set(key, bytes);
+  return bytes;
 }
