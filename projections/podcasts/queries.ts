@@ -306,7 +306,7 @@ export async function topicsOf(db: Queryable, ids: readonly string[], limit: num
        select *, row_number() over (partition by podcast_id order by episode_count desc, name, id) as n from (
          select t.podcast_id, t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
                 min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
-                count(distinct t.episode_id)::int as episode_count
+                count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
            from catalog_episode_topics t where t.podcast_id = any($1::text[])
           group by t.podcast_id, t.topic_id
          union all
