@@ -454,6 +454,9 @@ describe('episodes, transcripts, segments and clips', () => {
     expect(ep.transcript.lines).toHaveLength(1);
     const srt = await h.get('/v1/podcasts/episodes/ep-full/transcript', { format: 'srt' });
     expect(parseSrt(srt.body)).toHaveLength(1);
+    const dialogue = (await h.get('/v1/podcasts/episodes/ep-full/transcript')).json();
+    expect(dialogue.lines).toHaveLength(1);
+    expect(dialogue.turns).toHaveLength(1);
     expect(ep.segments.map((s: { id: string }) => s.id)).toEqual(['seg-new']);
     expect(ep.clips).toEqual([]);
     expect(ep.ads).toEqual([]);
