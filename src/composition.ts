@@ -49,6 +49,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       now: () => runtime.now(),
       podcastExtras: { properties: podcastExtraProperties, load: podcastExtras },
       cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
+      transcriptsBytes: runtime.config.catalogTranscriptsMb * 2 ** 20,
     }),
     searchCapability(
       { now: () => runtime.now() },
