@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { transcriptsProjection } from '../../projections/transcripts/projection.ts';
 import { findTranscript } from '../../projections/transcripts/queries.ts';
 import { catalogCapability, catalogProjections } from '../../src/catalog/capability.ts';
 import { rendering, transcriptCache } from '../../src/catalog/transcript-cache.ts';
@@ -8,7 +9,9 @@ import type { Db } from '../../src/db/db.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
+import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
 import { createDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
@@ -130,6 +133,67 @@ describe('the transcripts kept per process', () => {
     } finally {
       await bounded.close();
       await none.close();
+    }
+  });
+
+  it('serves a re-sent version with the same occurred_at, and a rebuild by other code, never a kept one', async () => {
+    const app = await buildHttpApp({
+      db,
+      cursorKey: Buffer.alloc(32, 3),
+      routes: catalogCapability({ now: () => new Date(), cacheBytes: 0 }).routes ?? [],
+    });
+    const url = '/v1/podcasts/episodes/ep-same/transcript';
+    const texts = async (format: string) => {
+      const res = await app.inject({ url, query: { format }, headers });
+      return format === 'dialogue'
+        ? res.json().lines.map((l: { text: string }) => l.text)
+        : parseSrt(res.body).map((c) => c.text.replace(/^Speaker \d: /, ''));
+    };
+    const include = async () =>
+      (await app.inject({ url: '/v1/podcasts/episodes/ep-same', query: { include: 'transcript' }, headers }))
+        .json()
+        .transcript.lines.map((l: { text: string }) => l.text);
+    const ingest = async (event: EpisodeTranscribed) => {
+      await ingestEvents(store, [event]);
+      for (const projection of [entitiesProjection, ...catalogProjections])
+        await catchUp(db, store, projection);
+    };
+    try {
+      const first = episodeOf({ id: 'ep-same', podcastId: 'pod-1', roles: ['HOST', 'GUEST'] });
+      await ingest(first);
+      expect(await texts('srt')).toEqual(['Line 1 of ep-same.', 'Line 2 of ep-same.']);
+      expect(await texts('dialogue')).toEqual(['Line 1 of ep-same.', 'Line 2 of ep-same.']);
+      expect(await include()).toEqual(['Line 1 of ep-same.', 'Line 2 of ep-same.']);
+
+      // The same occurred_at, a new event: it replaces the transcript (docs/catalog.md, Versions).
+      const resent = episodeOf({ id: 'ep-same', podcastId: 'pod-1', roles: ['HOST'] });
+      await ingest(resent);
+      expect(await texts('srt')).toEqual(['Line 1 of ep-same.']);
+      expect(await texts('dialogue')).toEqual(['Line 1 of ep-same.']);
+      expect(await include()).toEqual(['Line 1 of ep-same.']);
+
+      // A rebuild by code that stores other lines ends with the same versions.
+      const shouting = {
+        ...transcriptsProjection,
+        apply: (
+          tx: Parameters<typeof transcriptsProjection.apply>[0],
+          events: Parameters<typeof transcriptsProjection.apply>[1],
+        ) =>
+          transcriptsProjection.apply(
+            tx,
+            events.map((e) => {
+              const data = e.data as EpisodeTranscribed;
+              const lines = data.transcript?.lines?.map((l) => ({ ...l, text: l.text.toUpperCase() }));
+              return lines ? { ...e, data: { ...data, transcript: { ...data.transcript, lines } } } : e;
+            }),
+          ),
+      };
+      await rebuildProjection(db, store, shouting);
+      expect(await texts('srt')).toEqual(['LINE 1 OF EP-SAME.']);
+      expect(await texts('dialogue')).toEqual(['LINE 1 OF EP-SAME.']);
+      expect(await include()).toEqual(['LINE 1 OF EP-SAME.']);
+    } finally {
+      await app.close();
     }
   });
 });
