@@ -65,7 +65,7 @@ describe('whole transcripts joined from kept JSON', () => {
     const want = (await bySchema.inject({ url: '/' })).json();
     expect(want.lines).toHaveLength(TEXTS.length);
     expect(want.lines[1].speaker).toBeUndefined();
-    for (const query of [{}, { format: 'dialogue' }, { start: '0' }]) {
+    for (const query of [{}, { format: 'dialogue' }, { start: '0' }] as Record<string, string>[]) {
       // Twice: the first answer renders, the second is the kept rendering.
       for (const _ of [1, 2]) {
         const res = await h.get('/v1/podcasts/episodes/ep-odd/transcript', query);
