@@ -48,6 +48,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       now: () => runtime.now(),
       podcastExtras: advertisingPodcastExtras,
       cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
+      transcriptsBytes: runtime.config.catalogTranscriptsMb * 2 ** 20,
     }),
     searchCapability(
       { now: () => runtime.now() },

@@ -116,23 +116,23 @@ export async function listPodcasts(
   }
   if (f.topicAncestry !== undefined) {
     const ancestry = params.p(f.topicAncestry, 'text');
+    // A show's share: its episodes at or below the ancestry over its episode count, from the
+    // podcast_formats row the other filters read (one join, not two); 1 for a declared topic.
     ctes.push(`
-      tagged as (
-        select s.podcast_id, s.episode_count::float8 / fm.episode_count as share
-          from podcast_topic_shares s join podcast_formats fm on fm.podcast_id = s.podcast_id
+      topical as (
+        select s.podcast_id, s.episode_count::float8 as episodes, false as declared
+          from podcast_topic_shares s
          where s.ancestry = ${ancestry}
-      ),
-      declared as (
-        select p.id as podcast_id, 1.0::float8 as share
+        union all
+        select p.id, null, true
           from podcasts p
          where topic_prefixes(declared_topic_ancestries(p.topics)) @> array[${ancestry}]
            and not exists (select 1 from catalog_episode_topics t where t.podcast_id = p.id)
-      ),
-      topical as (
-        select podcast_id, share from tagged where share >= ${TOPIC_SHARE}
-        union all select podcast_id, share from declared
       )`);
-    joins.push('join topical tp on tp.podcast_id = p.id');
+    joins.push(`join topical tp on tp.podcast_id = p.id
+       cross join lateral (select case when tp.declared then 1.0::float8
+                                       else tp.episodes / fm.episode_count end as share) ts`);
+    where.push(`ts.share >= ${TOPIC_SHARE}`);
   }
   if (f.slug !== undefined) where.push(`p.slug = ${params.p(f.slug, 'text')}`);
   if (f.language !== undefined)
@@ -168,7 +168,7 @@ export async function listPodcasts(
 
   if (q && f.sort === 'relevance')
     order.push("(r.quality = 'exact') desc", "(r.quality = 'prefix') desc", 'r.score desc');
-  else if (f.topicAncestry !== undefined && f.sort === 'relevance') order.push('tp.share desc');
+  else if (f.topicAncestry !== undefined && f.sort === 'relevance') order.push('ts.share desc');
   order.push('p.popularity desc nulls last', 'p.id');
 
   const { rows } = await db.query<PodcastHit & { quality?: MatchQuality }>(
@@ -306,7 +306,7 @@ export async function topicsOf(db: Queryable, ids: readonly string[], limit: num
        select *, row_number() over (partition by podcast_id order by episode_count desc, name, id) as n from (
          select t.podcast_id, t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
                 min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
-                count(distinct t.episode_id)::int as episode_count
+                count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
            from catalog_episode_topics t where t.podcast_id = any($1::text[])
           group by t.podcast_id, t.topic_id
          union all

@@ -28,14 +28,20 @@ export const catalogProjections: Projection[] = [
   clipsProjection,
   adsProjection,
   podcastFormatsProjection,
-].map((projection) => ({ ...projection, batchDelayMs: CATALOG_BATCH_DELAY_MS }));
+].map((projection) => ({
+  ...projection,
+  batchDelayMs: CATALOG_BATCH_DELAY_MS,
+}));
 
-/** EARSHOT_CATALOG_CACHE_MB's default. */
+/** EARSHOT_CATALOG_CACHE_MB's and EARSHOT_CATALOG_TRANSCRIPTS_MB's defaults. */
 const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
+const DEFAULT_TRANSCRIPTS_BYTES = 64 * 2 ** 20;
 
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
-export function catalogCapability(deps: PodcastRouteDeps & { cacheBytes?: number }): Capability {
-  const transcripts = transcriptCache();
+export function catalogCapability(
+  deps: PodcastRouteDeps & { cacheBytes?: number; transcriptsBytes?: number },
+): Capability {
+  const transcripts = transcriptCache(deps.transcriptsBytes ?? DEFAULT_TRANSCRIPTS_BYTES);
   const cache = responseCache({
     maxBytes: deps.cacheBytes ?? DEFAULT_CACHE_BYTES,
     now: deps.now,

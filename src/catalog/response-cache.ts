@@ -118,9 +118,10 @@ export function responseCache(options: ResponseCacheOptions) {
     });
     app.addHook('onSend', async (request, reply, payload) => {
       const pending = pendingOf.get(request);
-      if (!pending || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+      if (!pending || reply.statusCode !== 200) return payload;
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
       pendingOf.delete(request);
-      const body = Buffer.from(payload);
+      const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
       const size = body.length + pending.key.length + pending.versions.length + ENTRY_OVERHEAD;
       if (size > options.maxBytes / 4) return payload;
       // An answer is never worse off for not being kept: a failed lookup keeps nothing.

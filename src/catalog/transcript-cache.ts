@@ -1,3 +1,4 @@
+import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import {
   findTranscript,
   type TranscriptRow,
@@ -5,16 +6,67 @@ import {
 } from '../../projections/transcripts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 
-const MAX_ENTRIES = 200;
+interface Entry {
+  episodeId: string;
+  version: string;
+  row: TranscriptRow | null;
+  /** Whole-transcript renderings (srt, the JSON of its lines…), encoded. */
+  renderings: Map<string, Buffer>;
+  /** What it holds in memory: its lines and renderings, with bookkeeping. */
+  size: number;
+  /** The cache that counts it, while it is kept there. */
+  keep(entry: Entry, key: string, bytes: Buffer): void;
+}
+
+/** A line's objects beyond its strings, and an entry's beyond its lines, in bytes (rounded up). */
+const LINE_OVERHEAD = 160;
+const ENTRY_OVERHEAD = 512;
+
+/** Two bytes a character: what a string costs at most. */
+const stringBytes = (s: string | undefined) => (s === undefined ? 0 : 2 * s.length);
+
+function sizeOf(episodeId: string, version: string, row: TranscriptRow | null): number {
+  let size = ENTRY_OVERHEAD + stringBytes(episodeId) + stringBytes(version);
+  for (const line of row?.lines ?? [])
+    size +=
+      LINE_OVERHEAD +
+      stringBytes(line.text) +
+      stringBytes(line.speaker) +
+      stringBytes(line.speaker_id) +
+      stringBytes(line.role);
+  return size;
+}
+
+const owners = new WeakMap<readonly StoredLine[], Entry>();
 
 /**
- * Transcripts read whole, kept per process for the episode version they belong to: a long
- * transcript costs far more to transfer and parse than the one-row version check that guards it,
- * and a re-sent episode has a new version, so a stale copy is never served.
+ * Transcripts read whole, kept per process for the episode version they belong to, with what was
+ * rendered from them, up to `maxBytes` (docs/catalog.md, "Response cache"): a long transcript costs
+ * far more to transfer and parse than the one-row version check that guards it, and a re-sent
+ * episode has a new version, so a stale copy is never served. Least recently used go first; an
+ * entry over a quarter of `maxBytes` is not kept, nor a rendering that would take it over.
  */
-export function transcriptCache() {
-  const entries = new Map<string, { version: string; row: TranscriptRow | null }>();
-  return async function cachedTranscript(db: Queryable, episodeId: string): Promise<TranscriptRow | null> {
+export function transcriptCache(maxBytes: number) {
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  const drop = (episodeId: string) => {
+    const entry = entries.get(episodeId);
+    if (!entry) return;
+    entries.delete(episodeId);
+    bytes -= entry.size;
+  };
+  const evict = () => {
+    while (bytes > maxBytes) drop(entries.keys().next().value as string);
+  };
+  const keep = (entry: Entry, key: string, rendered: Buffer) => {
+    if (entries.get(entry.episodeId) !== entry || entry.size + rendered.length > maxBytes / 4) return;
+    entry.renderings.set(key, rendered);
+    entry.size += rendered.length;
+    bytes += rendered.length;
+    evict();
+  };
+
+  async function cachedTranscript(db: Queryable, episodeId: string): Promise<TranscriptRow | null> {
     const version = await transcriptVersion(db, episodeId);
     if (version === null) return null;
     const hit = entries.get(episodeId);
@@ -24,8 +76,37 @@ export function transcriptCache() {
       return hit.row;
     }
     const row = await findTranscript(db, episodeId);
-    entries.set(episodeId, { version, row });
-    if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
+    drop(episodeId);
+    const entry: Entry = {
+      episodeId,
+      version,
+      row,
+      renderings: new Map(),
+      size: sizeOf(episodeId, version, row),
+      keep,
+    };
+    if (entry.size > maxBytes / 4) return row;
+    entries.set(episodeId, entry);
+    bytes += entry.size;
+    if (row) owners.set(row.lines, entry);
+    evict();
     return row;
-  };
+  }
+  /** Bytes held now, as counted against `maxBytes`. */
+  const heldBytes = () => bytes;
+  return Object.assign(cachedTranscript, { heldBytes });
+}
+
+/**
+ * A whole transcript rendered (srt, the JSON of its lines…) and encoded, once per version while the
+ * cache above keeps its lines: it hands out the same lines for one version, so a rendering is never
+ * stale, and rendering and encoding 2,000 lines cost far more than the request around them.
+ */
+export function rendering(lines: readonly StoredLine[], key: string, render: () => string): Buffer {
+  const entry = owners.get(lines);
+  const kept = entry?.renderings.get(key);
+  if (kept) return kept;
+  const bytes = Buffer.from(render());
+  entry?.keep(entry, key, bytes);
+  return bytes;
 }

@@ -3,6 +3,7 @@ import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
 import { transcriptSchema } from './schemas.ts';
+import { rendering } from './transcript-cache.ts';
 import {
   CONTENT_TYPES,
   narrowLines,
@@ -65,26 +66,34 @@ export function sendTranscript(reply: FastifyReply, part: TranscriptPart, query:
     ...(query.start === undefined ? {} : { start: query.start }),
     ...(query.end === undefined ? {} : { end: query.end }),
   });
+  const whole = !part.excerpt && lines.length === part.lines.length;
   if (query.format !== 'dialogue') {
-    const body =
-      query.format === 'text' ? toText(lines) : query.format === 'srt' ? toSrt(lines) : toVtt(lines);
+    const format = query.format;
+    const render = () => (format === 'text' ? toText(lines) : format === 'srt' ? toSrt(lines) : toVtt(lines));
     return reply
-      .type(CONTENT_TYPES[query.format])
+      .type(CONTENT_TYPES[format])
       .serializer((b: string) => b)
-      .send(body);
+      .send(whole ? rendering(part.lines, format, render) : render());
   }
-  return reply.type('application/json; charset=utf-8').send(
-    compact({
-      episode_id: part.episodeId,
-      language: part.language,
-      duration_seconds: part.durationSeconds,
-      excerpt: part.excerpt,
-      segment_id: part.segment?.id,
-      segment_start_seconds: part.segment?.start_seconds,
-      segment_end_seconds: part.segment?.end_seconds,
-      clip_id: part.clipId,
-      lines: lines.map(publicLine),
-      turns: turnsOf(lines),
-    }),
-  );
+  const head = compact({
+    episode_id: part.episodeId,
+    language: part.language,
+    duration_seconds: part.durationSeconds,
+    excerpt: part.excerpt,
+    segment_id: part.segment?.id,
+    segment_start_seconds: part.segment?.start_seconds,
+    segment_end_seconds: part.segment?.end_seconds,
+    clip_id: part.clipId,
+  });
+  const body = () => ({ lines: lines.map(publicLine), turns: turnsOf(lines) });
+  if (!whole) return reply.type('application/json; charset=utf-8').send({ ...head, ...body() });
+  // The lines and turns of a whole transcript serialized once per version (transcript-cache.ts).
+  return reply
+    .type('application/json; charset=utf-8')
+    .send(
+      Buffer.concat([
+        Buffer.from(`${JSON.stringify(head).slice(0, -1)},`),
+        rendering(part.lines, 'dialogue', () => JSON.stringify(body()).slice(1)),
+      ]),
+    );
 }

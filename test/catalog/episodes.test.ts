@@ -184,6 +184,8 @@ describe('episodes, transcripts, segments and clips', () => {
         is_network_promo: false,
       },
     ]);
+    expect(full.transcript).toMatchObject({ episode_id: 'ep-full', language: 'en', excerpt: false });
+    expect(full.transcript.duration_seconds).toBe(full.duration_seconds);
     expect(full.transcript.lines).toHaveLength(5);
     expect(full.transcript.lines[0]).toEqual({
       number: 1,
@@ -450,6 +452,11 @@ describe('episodes, transcripts, segments and clips', () => {
       await h.get('/v1/podcasts/episodes/ep-full', { include: 'transcript,segments,clips,speakers,ads' })
     ).json();
     expect(ep.transcript.lines).toHaveLength(1);
+    const srt = await h.get('/v1/podcasts/episodes/ep-full/transcript', { format: 'srt' });
+    expect(parseSrt(srt.body)).toHaveLength(1);
+    const dialogue = (await h.get('/v1/podcasts/episodes/ep-full/transcript')).json();
+    expect(dialogue.lines).toHaveLength(1);
+    expect(dialogue.turns).toHaveLength(1);
     expect(ep.segments.map((s: { id: string }) => s.id)).toEqual(['seg-new']);
     expect(ep.clips).toEqual([]);
     expect(ep.ads).toEqual([]);
