@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyError } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRoute } from '../../src/agents/route-call.ts';
 
@@ -14,7 +14,7 @@ describe('callRoute', () => {
     app.addHook('onResponse', async (request) => {
       finished.push(request.url);
     });
-    app.setErrorHandler((error, _request, reply) => {
+    app.setErrorHandler((error: FastifyError, _request, reply) => {
       reply
         .code(error.statusCode ?? 500)
         .type('application/problem+json')
