@@ -16,8 +16,7 @@ export interface McpDeps {
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** DNS-rebinding protection: the Host must be ours, and so must an Origin when a browser sends one. */
-function rebindingProblem(request: FastifyRequest, publicBaseUrl: string) {
-  const ours = new URL(publicBaseUrl);
+function rebindingProblem(request: FastifyRequest, ours: URL) {
   const hostname = (() => {
     try {
       return new URL(`http://${request.headers.host ?? ''}`).hostname;
@@ -55,13 +54,14 @@ export function mcpRoutes(deps: McpDeps) {
     app.addHook('onClose', async () => server.close());
 
     const challenge = mcpChallenge(deps.publicBaseUrl);
+    const ours = new URL(deps.publicBaseUrl);
 
     /**
      * The edge of /mcp, for every method: Host and Origin, the tool sets, then the credential.
      * Answers the refusal itself (403, 400, 401 with the discovery challenge) and returns undefined.
      */
     async function admit(request: FastifyRequest<{ Querystring: McpQuery }>, reply: FastifyReply) {
-      const rebinding = rebindingProblem(request, deps.publicBaseUrl);
+      const rebinding = rebindingProblem(request, ours);
       if (rebinding) return void sendProblem(reply, toProblem(rebinding, request));
       const selected = selectSets(request.query.include, request.query.exclude);
       if (selected.unknown)

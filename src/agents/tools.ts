@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentCaller } from './credentials.ts';
+import { callRoute } from './route-call.ts';
 import { type RouteRef, TOOL_SETS, TOOL_TABLE, type ToolSet, type ToolSpec } from './tool-table.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -202,16 +203,17 @@ export async function callTool(
   );
   const delegation = app.delegate(caller.principal);
   try {
-    const reply = await app.inject({
+    const reply = await callRoute(app, {
       method: route.method,
       url: query.size ? `${path}?${query}` : path,
       headers: {
         ...delegation.headers,
+        host: 'localhost',
         accept: 'application/json',
         'x-request-id': requestId,
         ...(route.method === 'POST' ? { 'content-type': 'application/json' } : {}),
       },
-      ...(route.method === 'POST' ? { payload: JSON.stringify(body) } : {}),
+      ...(route.method === 'POST' ? { body: JSON.stringify(body) } : {}),
     });
     const type = String(reply.headers['content-type'] ?? '');
     if (!type.includes('json'))
