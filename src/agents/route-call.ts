@@ -98,7 +98,12 @@ class CallResponse extends Writable {
  */
 export function callRoute(
   app: FastifyInstance,
-  options: { method: string; url: string; headers: Record<string, string>; body?: string },
+  options: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body?: string;
+  },
 ): Promise<RouteAnswer> {
   return new Promise((settle, fail) => {
     const request = new CallRequest(options.method, options.url, options.headers, options.body);
@@ -110,6 +115,9 @@ export function callRoute(
         body: Buffer.concat(response.chunks).toString('utf8'),
       }),
     );
+    // A Writable, unlike http.ServerResponse, emits the error it is destroyed with: unheard, it
+    // would throw out of fastify and leave this call pending.
+    response.on('error', fail);
     response.once('close', () => {
       if (!response.writableFinished) fail(new Error('The route closed its response unanswered.'));
     });
