@@ -29,17 +29,22 @@ class CallRequest extends Readable {
   readonly complete = true;
   readonly socket = socket;
   readonly connection = socket;
+  readonly method: string;
+  /** Lower-case names, as node's parser gives them and fastify looks them up. */
+  readonly headers: Record<string, string> = {};
   #body: Buffer | undefined;
   constructor(
-    readonly method: string,
+    method: string,
     readonly url: string,
-    readonly headers: Record<string, string>,
+    headers: Record<string, string>,
     body: string | undefined,
   ) {
     super();
+    this.method = method.toUpperCase();
+    for (const name in headers) this.headers[name.toLowerCase()] = headers[name]!;
     if (body !== undefined) {
       this.#body = Buffer.from(body);
-      headers['content-length'] = String(this.#body.length);
+      this.headers['content-length'] = String(this.#body.length);
     }
   }
   override _read() {

@@ -74,6 +74,15 @@ describe('callRoute edges', () => {
     expect(called.body).toBe(injected.body);
   });
 
+  it('reads header names in any case, as inject does', async () => {
+    const headers = { 'Content-Type': 'application/json' };
+    const called = await call('POST', '/echo', '{"a":1}', headers);
+    const injected = await app.inject({ method: 'POST', url: '/echo', headers, payload: '{"a":1}' });
+    expect(injected.statusCode).toBe(200);
+    expect(called.statusCode).toBe(injected.statusCode);
+    expect(called.body).toBe(injected.body);
+  });
+
   it('collects Buffer and stream bodies', async () => {
     expect((await call('GET', '/buffer')).body).toBe('é bytes');
     const streamed = await call('GET', '/stream');
