@@ -29,17 +29,22 @@ class CallRequest extends Readable {
   readonly complete = true;
   readonly socket = socket;
   readonly connection = socket;
+  readonly method: string;
+  /** Lower-case names, as node's parser gives them and fastify looks them up. */
+  readonly headers: Record<string, string> = {};
   #body: Buffer | undefined;
   constructor(
-    readonly method: string,
+    method: string,
     readonly url: string,
-    readonly headers: Record<string, string>,
+    headers: Record<string, string>,
     body: string | undefined,
   ) {
     super();
+    this.method = method.toUpperCase();
+    for (const name in headers) this.headers[name.toLowerCase()] = headers[name]!;
     if (body !== undefined) {
       this.#body = Buffer.from(body);
-      headers['content-length'] = String(this.#body.length);
+      this.headers['content-length'] = String(this.#body.length);
     }
   }
   override _read() {
@@ -98,7 +103,12 @@ class CallResponse extends Writable {
  */
 export function callRoute(
   app: FastifyInstance,
-  options: { method: string; url: string; headers: Record<string, string>; body?: string },
+  options: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body?: string;
+  },
 ): Promise<RouteAnswer> {
   return new Promise((settle, fail) => {
     const request = new CallRequest(options.method, options.url, options.headers, options.body);
@@ -110,6 +120,9 @@ export function callRoute(
         body: Buffer.concat(response.chunks).toString('utf8'),
       }),
     );
+    // A Writable, unlike http.ServerResponse, emits the error it is destroyed with: unheard, it
+    // would throw out of fastify and leave this call pending.
+    response.on('error', fail);
     response.once('close', () => {
       if (!response.writableFinished) fail(new Error('The route closed its response unanswered.'));
     });
