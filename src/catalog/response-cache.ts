@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import type { Queryable } from '../db/db.ts';
+import { ByteLru } from './byte-lru.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
 
 declare module 'fastify' {
@@ -21,11 +22,10 @@ interface Entry {
   contentType: string;
   /** Encoded once, so a hit sends bytes as they are. */
   body: Buffer;
-  /** What it holds in memory: body, URL, versions and bookkeeping (an empty page under a long URL). */
-  size: number;
 }
 
-/** An entry's objects and headers beyond its body, URL and versions, in bytes (rounded up). */
+/** An entry's objects and headers beyond its body, URL and versions, in bytes (rounded up): what an
+ * empty page under a long URL still holds. */
 const ENTRY_OVERHEAD = 256;
 
 interface Pending {
@@ -87,14 +87,7 @@ export interface ResponseCacheOptions {
  */
 export function responseCache(options: ResponseCacheOptions) {
   const names = [...new Set([...options.projections.map((p) => p.name), entitiesProjection.name])];
-  const entries = new Map<string, Entry>();
-  let bytes = 0;
-  const drop = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return;
-    entries.delete(key);
-    bytes -= entry.size;
-  };
+  const entries = new ByteLru<Entry>(options.maxBytes);
 
   return function register(app: FastifyInstance) {
     if (options.maxBytes <= 0) return;
@@ -108,12 +101,8 @@ export function responseCache(options: ResponseCacheOptions) {
       );
       const now = options.now().getTime();
       const entry = entries.get(key);
-      if (entry && entry.versions === versions && entry.computedAt <= now && now < entry.validUntil) {
-        // Most recently used last, so the first key is the one to evict.
-        entries.delete(key);
-        entries.set(key, entry);
+      if (entry && entry.versions === versions && entry.computedAt <= now && now < entry.validUntil)
         return reply.type(entry.contentType).send(entry.body);
-      }
       pendingOf.set(request, { key, versions, now });
     });
     app.addHook('onSend', async (request, reply, payload) => {
@@ -123,21 +112,21 @@ export function responseCache(options: ResponseCacheOptions) {
       pendingOf.delete(request);
       const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
       const size = body.length + pending.key.length + pending.versions.length + ENTRY_OVERHEAD;
-      if (size > options.maxBytes / 4) return payload;
+      if (!entries.fits(size)) return payload;
       // An answer is never worse off for not being kept: a failed lookup keeps nothing.
       const validUntil = await nextTimeBoundary(app.db, new Date(pending.now)).catch(() => undefined);
       if (validUntil === undefined) return payload;
-      drop(pending.key);
-      entries.set(pending.key, {
-        versions: pending.versions,
-        computedAt: pending.now,
-        validUntil,
-        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        body,
+      entries.set(
+        pending.key,
+        {
+          versions: pending.versions,
+          computedAt: pending.now,
+          validUntil,
+          contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          body,
+        },
         size,
-      });
-      bytes += size;
-      while (bytes > options.maxBytes) drop(entries.keys().next().value as string);
+      );
       return payload;
     });
   };

@@ -5,17 +5,15 @@ import {
   transcriptVersion,
 } from '../../projections/transcripts/queries.ts';
 import type { Queryable } from '../db/db.ts';
+import { ByteLru } from './byte-lru.ts';
 
 interface Entry {
-  episodeId: string;
   version: string;
   row: TranscriptRow | null;
   /** Whole-transcript renderings (srt, the JSON of its lines…), encoded. */
   renderings: Map<string, Buffer>;
-  /** What it holds in memory: its lines and renderings, with bookkeeping. */
-  size: number;
-  /** The cache that counts it, while it is kept there. */
-  keep(entry: Entry, key: string, bytes: Buffer): void;
+  /** Keeps a rendering with the entry while the cache that holds the entry has room for it. */
+  keep(key: string, rendered: Buffer): void;
 }
 
 /** A line's objects beyond its strings, and an entry's beyond its lines, in bytes (rounded up). */
@@ -47,53 +45,27 @@ const owners = new WeakMap<readonly StoredLine[], Entry>();
  * entry over a quarter of `maxBytes` is not kept, nor a rendering that would take it over.
  */
 export function transcriptCache(maxBytes: number) {
-  const entries = new Map<string, Entry>();
-  let bytes = 0;
-  const drop = (episodeId: string) => {
-    const entry = entries.get(episodeId);
-    if (!entry) return;
-    entries.delete(episodeId);
-    bytes -= entry.size;
-  };
-  const evict = () => {
-    while (bytes > maxBytes) drop(entries.keys().next().value as string);
-  };
-  const keep = (entry: Entry, key: string, rendered: Buffer) => {
-    if (entries.get(entry.episodeId) !== entry || entry.size + rendered.length > maxBytes / 4) return;
-    entry.renderings.set(key, rendered);
-    entry.size += rendered.length;
-    bytes += rendered.length;
-    evict();
-  };
+  const entries = new ByteLru<Entry>(maxBytes);
 
   async function cachedTranscript(db: Queryable, episodeId: string): Promise<TranscriptRow | null> {
     const version = await transcriptVersion(db, episodeId);
     if (version === null) return null;
     const hit = entries.get(episodeId);
-    if (hit && hit.version === version) {
-      entries.delete(episodeId);
-      entries.set(episodeId, hit);
-      return hit.row;
-    }
+    if (hit && hit.version === version) return hit.row;
     const row = await findTranscript(db, episodeId);
-    drop(episodeId);
     const entry: Entry = {
-      episodeId,
       version,
       row,
       renderings: new Map(),
-      size: sizeOf(episodeId, version, row),
-      keep,
+      keep(key, rendered) {
+        if (entries.grow(episodeId, entry, rendered.length)) entry.renderings.set(key, rendered);
+      },
     };
-    if (entry.size > maxBytes / 4) return row;
-    entries.set(episodeId, entry);
-    bytes += entry.size;
-    if (row) owners.set(row.lines, entry);
-    evict();
+    if (entries.set(episodeId, entry, sizeOf(episodeId, version, row)) && row) owners.set(row.lines, entry);
     return row;
   }
   /** Bytes held now, as counted against `maxBytes`. */
-  const heldBytes = () => bytes;
+  const heldBytes = () => entries.bytes;
   return Object.assign(cachedTranscript, { heldBytes });
 }
 
@@ -107,6 +79,6 @@ export function rendering(lines: readonly StoredLine[], key: string, render: () 
   const kept = entry?.renderings.get(key);
   if (kept) return kept;
   const bytes = Buffer.from(render());
-  entry?.keep(entry, key, bytes);
+  entry?.keep(key, bytes);
   return bytes;
 }

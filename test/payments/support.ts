@@ -7,6 +7,7 @@ import { listenEarly } from '../../src/http/early-server.ts';
 import type { Runtime } from '../../src/runtime.ts';
 import { startFacilitator } from '../support/chain/facilitator.ts';
 import { startLocalChain } from '../support/chain/local-chain.ts';
+import { payerClient } from '../support/chain/payer.ts';
 import { createTestDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 
@@ -60,5 +61,22 @@ export async function paymentsHarness() {
       await facilitator.close();
       await chain.close();
     },
+  };
+}
+
+/** 0.01 in the local chain's 6-decimal token: the price of a billable call. */
+export const CENT = 10_000n;
+
+/** The harness with one payer (the chain's first account, holding 1.00) and requests from it. */
+export async function paidHarness() {
+  const h = await paymentsHarness();
+  const account = h.chain.payers[0]!;
+  const payer = payerClient(h.chain, account);
+  await h.chain.mint(account.address, 100n * CENT);
+  return {
+    ...h,
+    payer,
+    get: (path: string, headers: Record<string, string> = {}) => fetch(`${h.url}${path}`, { headers }),
+    balance: () => h.chain.balanceOf(payer.account.address),
   };
 }

@@ -7,7 +7,7 @@ import { mcpPost } from '../agents/support.ts';
 import { handSigned, payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
 import { catchUp } from '../support/projections.ts';
-import { paymentsHarness } from './support.ts';
+import { CENT, paymentsHarness } from './support.ts';
 
 type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
 
@@ -20,7 +20,6 @@ describe('pay per request with x402 on a local chain', () => {
   let alice: ReturnType<typeof payerClient>;
   let bob: ReturnType<typeof payerClient>;
   let broke: ReturnType<typeof payerClient>;
-  const CENT = 10_000n; // 0.01 in a 6-decimal token
 
   beforeAll(async () => {
     h = await paymentsHarness();

@@ -2,28 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpPost } from '../agents/support.ts';
 import { payerClient } from '../support/chain/payer.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
-import { paymentsHarness } from './support.ts';
-
-type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
+import { CENT, paidHarness } from './support.ts';
 
 /** The edges of pay per request: what counts as a credential, MCP batches, validation order. */
 describe('x402 at its edges', () => {
-  let h: Harness;
-  let carol: ReturnType<typeof payerClient>;
-  const CENT = 10_000n;
+  let h: Awaited<ReturnType<typeof paidHarness>>;
 
   beforeAll(async () => {
-    h = await paymentsHarness();
-    const account = h.chain.payers[0]!;
-    carol = payerClient(h.chain, account);
-    await h.chain.mint(account.address, 100n * CENT);
+    h = await paidHarness();
   }, 120_000);
   afterAll(async () => {
     await h?.close();
   });
-
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${h.url}${path}`, { headers });
-  const balance = () => h.chain.balanceOf(carol.account.address);
 
   it('takes any Authorization or X-API-Key header as a presented credential: 401, never 402', async () => {
     for (const headers of [
@@ -31,11 +21,11 @@ describe('x402 at its edges', () => {
       { authorization: 'Bearer' },
       { 'x-api-key': '' },
     ] as Record<string, string>[]) {
-      const response = await get('/v1/podcasts', headers);
+      const response = await h.get('/v1/podcasts', headers);
       expect(response.status, JSON.stringify(headers)).toBe(401);
       expect(response.headers.get('payment-required'), JSON.stringify(headers)).toBeNull();
     }
-    expect((await get('/v1/podcasts?api-key=')).status).toBe(401);
+    expect((await h.get('/v1/podcasts?api-key=')).status).toBe(401);
   });
 
   it('refuses a malformed payment signature with 402, not as a server fault', async () => {
@@ -45,12 +35,12 @@ describe('x402 at its edges', () => {
       Buffer.from('{"x402Version":2,"payload":{}}').toString('base64'),
       Buffer.from('[]').toString('base64'),
     ];
-    const keyless = await get('/v1/podcasts');
-    const accepted = carol.required(keyless, await keyless.json()).accepts[0];
+    const keyless = await h.get('/v1/podcasts');
+    const accepted = h.payer.required(keyless, await keyless.json()).accepts[0];
     for (const payload of [{}, { authorization: {}, signature: '0x' }, { authorization: 'x' }])
       garbage.push(Buffer.from(JSON.stringify({ x402Version: 2, accepted, payload })).toString('base64'));
     for (const signature of garbage) {
-      const response = await get('/v1/podcasts', { 'payment-signature': signature });
+      const response = await h.get('/v1/podcasts', { 'payment-signature': signature });
       expect(response.status, signature).toBe(402);
       expect(((await response.json()) as { error_code: string }).error_code).toBe('payment_required');
       expect(response.headers.get('payment-required'), signature).not.toBeNull();
@@ -67,14 +57,14 @@ describe('x402 at its edges', () => {
   });
 
   it('challenges before validating, and does not charge a paid request that fails validation', async () => {
-    const before = await balance();
-    const keyless = await get('/v1/podcasts?limit=0');
+    const before = await h.balance();
+    const keyless = await h.get('/v1/podcasts?limit=0');
     expect(keyless.status).toBe(402);
-    const required = carol.required(keyless, await keyless.json());
-    const paid = await get('/v1/podcasts?limit=0', await carol.sign(required));
+    const required = h.payer.required(keyless, await keyless.json());
+    const paid = await h.get('/v1/podcasts?limit=0', await h.payer.sign(required));
     expect(paid.status).toBe(400);
     expect(paid.headers.get('payment-response')).toBeNull();
-    expect(await balance()).toBe(before);
+    expect(await h.balance()).toBe(before);
   });
 
   it('answers 402, never the data, when the transfer cannot be settled after the request ran', async () => {
@@ -82,11 +72,11 @@ describe('x402 at its edges', () => {
     const dave = payerClient(h.chain, h.chain.payers[1]!);
     await h.chain.mint(dave.account.address, CENT);
     const sign = async (path: string) => {
-      const keyless = await get(path);
+      const keyless = await h.get(path);
       return dave.sign(dave.required(keyless, await keyless.json()));
     };
     const [first, second] = [await sign('/v1/podcasts'), await sign('/v1/podcasts?limit=2')];
-    const answers = await Promise.all([get('/v1/podcasts', first), get('/v1/podcasts?limit=2', second)]);
+    const answers = await Promise.all([h.get('/v1/podcasts', first), h.get('/v1/podcasts?limit=2', second)]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 402]);
     const refused = answers.find((r) => r.status === 402)!;
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
@@ -97,11 +87,11 @@ describe('x402 at its edges', () => {
   });
 
   it('answers 503 payment_unavailable, not a refusal, when the verification answer is lost', async () => {
-    const keyless = await get('/v1/podcasts');
-    const signature = await carol.sign(carol.required(keyless, await keyless.json()));
+    const keyless = await h.get('/v1/podcasts');
+    const signature = await h.payer.sign(h.payer.required(keyless, await keyless.json()));
     h.facilitator.faults.loseVerifyAnswer = true;
     try {
-      const lost = await get('/v1/podcasts', signature);
+      const lost = await h.get('/v1/podcasts', signature);
       expect(lost.status).toBe(503);
       expect(((await lost.json()) as { error_code: string }).error_code).toBe('payment_unavailable');
     } finally {
@@ -110,12 +100,12 @@ describe('x402 at its edges', () => {
   });
 
   it('withholds the response and says the outcome is unknown when the settlement answer is lost', async () => {
-    const before = await balance();
-    const keyless = await get('/v1/podcasts');
-    const signature = await carol.sign(carol.required(keyless, await keyless.json()));
+    const before = await h.balance();
+    const keyless = await h.get('/v1/podcasts');
+    const signature = await h.payer.sign(h.payer.required(keyless, await keyless.json()));
     h.facilitator.faults.loseSettleAnswer = true;
     try {
-      const lost = await get('/v1/podcasts', signature);
+      const lost = await h.get('/v1/podcasts', signature);
       expect(lost.status).toBe(402);
       const body = (await lost.json()) as Record<string, unknown>;
       expect(body.detail).toMatch(/unknown/);
@@ -124,7 +114,7 @@ describe('x402 at its edges', () => {
       h.facilitator.faults.loseSettleAnswer = false;
     }
     // The facilitator did submit the transfer: the caller paid, and was not told otherwise.
-    expect(await balance()).toBe(before - CENT);
+    expect(await h.balance()).toBe(before - CENT);
   });
 
   describe('MCP', () => {
@@ -138,26 +128,26 @@ describe('x402 at its edges', () => {
     });
 
     it('charges a batch whose billable call succeeded, even when another call in it failed', async () => {
-      const before = await balance();
+      const before = await h.balance();
       const batch = [call(1, 'earshot_catalog'), call(2, 'earshot_no_such_tool')];
       const keyless = await rpc(batch);
       expect(keyless.status).toBe(402);
-      const required = carol.required(keyless, await keyless.json());
-      const paid = await rpc(batch, await carol.sign(required));
+      const required = h.payer.required(keyless, await keyless.json());
+      const paid = await rpc(batch, await h.payer.sign(required));
       expect(paid.status).toBe(200);
       const answers = (await paid.json()) as {
         id: number;
         result?: { isError?: boolean };
       }[];
       expect(answers.find((a) => a.id === 1)?.result?.isError).toBeUndefined();
-      expect(carol.settlement(paid).success).toBe(true);
-      expect(await balance()).toBe(before - CENT);
+      expect(h.payer.settlement(paid).success).toBe(true);
+      expect(await h.balance()).toBe(before - CENT);
     });
 
     it('withholds a paid tool result whose settlement fails, answering the 402 problem instead', async () => {
       const request = call(3, 'earshot_catalog');
       const keyless = await rpc(request);
-      const signature = await carol.sign(carol.required(keyless, await keyless.json()));
+      const signature = await h.payer.sign(h.payer.required(keyless, await keyless.json()));
       h.facilitator.faults.loseSettleAnswer = true;
       try {
         const lost = await rpc(request, signature);

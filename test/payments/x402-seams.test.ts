@@ -1,49 +1,38 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpPost } from '../agents/support.ts';
-import { payerClient } from '../support/chain/payer.ts';
-import { paymentsHarness } from './support.ts';
-
-type Harness = Awaited<ReturnType<typeof paymentsHarness>>;
+import { CENT, paidHarness } from './support.ts';
 
 /** Pay per request where it meets the catalog's response cache and MCP's batches. */
 describe('x402 with the response cache and MCP batches', () => {
-  let h: Harness;
-  let carol: ReturnType<typeof payerClient>;
-  const CENT = 10_000n;
+  let h: Awaited<ReturnType<typeof paidHarness>>;
 
   beforeAll(async () => {
-    h = await paymentsHarness();
-    const account = h.chain.payers[0]!;
-    carol = payerClient(h.chain, account);
-    await h.chain.mint(account.address, 100n * CENT);
+    h = await paidHarness();
   }, 120_000);
   afterAll(async () => {
     await h?.close();
   });
 
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${h.url}${path}`, { headers });
-  const balance = () => h.chain.balanceOf(carol.account.address);
-
   it('challenges a keyless call of a cached answer, settles its paid call once, and never charges a key', async () => {
     const path = '/v1/podcasts?limit=3';
-    const keyed = await get(path, { 'x-api-key': h.tenant.key });
+    const keyed = await h.get(path, { 'x-api-key': h.tenant.key });
     expect(keyed.status).toBe(200);
     const body = await keyed.text();
-    const keyless = await get(path);
+    const keyless = await h.get(path);
     expect(keyless.status).toBe(402);
     const problem = (await keyless.json()) as Record<string, unknown>;
     expect(problem.error_code).toBe('payment_required');
     expect(problem.items).toBeUndefined();
-    const before = await balance();
-    const paid = await get(path, await carol.sign(carol.required(keyless, problem)));
+    const before = await h.balance();
+    const paid = await h.get(path, await h.payer.sign(h.payer.required(keyless, problem)));
     expect(paid.status).toBe(200);
     expect(await paid.text()).toBe(body);
-    expect(carol.settlement(paid).success).toBe(true);
-    expect(await balance()).toBe(before - CENT);
-    const again = await get(path, { 'x-api-key': h.tenant.key });
+    expect(h.payer.settlement(paid).success).toBe(true);
+    expect(await h.balance()).toBe(before - CENT);
+    const again = await h.get(path, { 'x-api-key': h.tenant.key });
     expect(again.status).toBe(200);
     expect(again.headers.get('payment-response')).toBeNull();
-    expect(await balance()).toBe(before - CENT);
+    expect(await h.balance()).toBe(before - CENT);
   });
 
   it('does not charge a batch whose billable call failed when a free request shares its id', async () => {
@@ -58,11 +47,11 @@ describe('x402 with the response cache and MCP batches', () => {
     ];
     const keyless = await mcpPost(`${h.url}/mcp`, batch);
     expect(keyless.status).toBe(402);
-    const before = await balance();
+    const before = await h.balance();
     const paid = await mcpPost(
       `${h.url}/mcp`,
       batch,
-      await carol.sign(carol.required(keyless, await keyless.json())),
+      await h.payer.sign(h.payer.required(keyless, await keyless.json())),
     );
     expect(paid.status).toBe(200);
     const answers = (await paid.json()) as {
@@ -73,7 +62,7 @@ describe('x402 with the response cache and MCP batches', () => {
     expect(answers).toHaveLength(2);
     expect(answers[1]?.error ?? answers[1]?.result?.isError).toBeTruthy();
     expect(paid.headers.get('payment-response')).toBeNull();
-    expect(await balance()).toBe(before);
+    expect(await h.balance()).toBe(before);
   });
 
   describe('MCP tools that call routes', () => {
@@ -89,30 +78,30 @@ describe('x402 with the response cache and MCP batches', () => {
       return mcpPost(
         `${h.url}/mcp`,
         request,
-        await carol.sign(carol.required(keyless, await keyless.json())),
+        await h.payer.sign(h.payer.required(keyless, await keyless.json())),
       );
     };
 
     it('charges a paid tool once, its billable route call never challenged nor charged again', async () => {
-      const before = await balance();
+      const before = await h.balance();
       const paid = await paidCall(tool('earshot_podcast_resolve', { q: 'anything' }));
       expect(paid.status).toBe(200);
       const answer = (await paid.json()) as { result: { isError?: boolean; structuredContent?: object } };
       expect(answer.result.isError).toBeUndefined();
       expect(answer.result.structuredContent).toEqual({ data: [], has_more: false });
-      expect(carol.settlement(paid).success).toBe(true);
-      expect(await balance()).toBe(before - CENT);
+      expect(h.payer.settlement(paid).success).toBe(true);
+      expect(await h.balance()).toBe(before - CENT);
     });
 
     it('keeps a paid call out of a project it names, and does not charge it', async () => {
-      const before = await balance();
+      const before = await h.balance();
       const paid = await paidCall(tool('earshot_alert_list', { project_id: h.tenant.project.id }));
       expect(paid.status).toBe(200);
       const answer = (await paid.json()) as { result: { isError?: boolean; structuredContent?: object } };
       expect(answer.result.isError).toBe(true);
       expect(answer.result.structuredContent).toMatchObject({ status: 401 });
       expect(paid.headers.get('payment-response')).toBeNull();
-      expect(await balance()).toBe(before);
+      expect(await h.balance()).toBe(before);
     });
   });
 });
