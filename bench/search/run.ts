@@ -221,9 +221,9 @@ try {
     transcript_bytes: string;
     chunk_bytes: string;
   }>(
-    `select pg_table_size('search_passages')::text as table_bytes,
-            pg_relation_size('search_passages_words')::text as index_bytes,
-            (select count(*)::int from search_passages) as rows,
+    `select pg_table_size('search_passage_rows')::text as table_bytes,
+            pg_relation_size('search_passage_rows_words')::text as index_bytes,
+            (select count(*)::int from search_passage_rows) as rows,
             pg_total_relation_size('transcripts')::text as transcript_bytes,
             pg_total_relation_size('transcript_chunks')::text as chunk_bytes`,
   );
@@ -266,23 +266,37 @@ try {
     ['two common words', pairAt(40, 40)],
   ];
   const since = new Date(END - 365 * 86_400_000).toISOString();
+  // The hand-written queries on the index's rows (docs/search.md, "Index design"): `linesOf(word)` is
+  // the bit per line of the row holding the word (positions are 682 per line), a passage start s
+  // holds it when bit s of lines | lines >> 1 | … | lines >> 4 is set; a row's own starts and lines
+  // are its first 20 (mask 1048575).
+  const linesOf = (param: string) =>
+    `coalesce((select bit_or(1 << ((p - 1) / 682)) from unnest(ts_filter(setweight(words, 'A', array[${param}]), '{a}')) u,
+                      unnest(u.positions) p), 0)`;
+  const reach = (m: string) => `(${m} | (${m} >> 1) | (${m} >> 2) | (${m} >> 3) | (${m} >> 4))`;
+  const phraseLines = `coalesce((with f as (select lexeme, positions from unnest(ts_filter(setweight(words, 'A', '{jensen,huang}'), '{a}')))
+                                 select bit_or(1 << ((p - 1) / 682)) from f, unnest(f.positions) p
+                                  where f.lexeme = 'jensen' and exists (select from f g where g.lexeme = 'huang' and p + 1 = any(g.positions))), 0)
+                       & 1048575`;
   const cases: [string, (i: number) => Promise<void>, (i: number) => Promise<void>][] = [
     ...pairs.map(([name, pair]): [string, (i: number) => Promise<void>, (i: number) => Promise<void>] => [
       name,
       (i) => get('/v1/podcasts/episodes/search', { keyword_search: pair(i).join(' ') }),
       (i) =>
         raw(
-          `select episode_id, max(ts_rank(words, q)) as r from search_passages,
-                    to_tsquery('simple', $1) as q
-              where words @@ q group by episode_id order by r desc limit 26`,
-          [pair(i).join(' & ')],
+          `select episode_id, max(r) as r
+             from (select episode_id, ts_rank(words, q) as r, ${linesOf('$2::text')} as a, ${linesOf('$3::text')} as b
+                     from search_passage_rows, to_tsquery('simple', $1) as q where words @@ q offset 0) c
+            where (${reach('a')} & ${reach('b')} & 1048575) <> 0
+            group by episode_id order by r desc limit 26`,
+          [pair(i).join(' & '), ...pair(i)],
         )(),
     ]),
     [
       'quoted phrase',
       () => get('/v1/podcasts/episodes/search', { keyword_search: '"supply chain"' }),
       raw(
-        `select episode_id, max(ts_rank(words, q)) as r from search_passages, to_tsquery('simple', 'supply <-> chain') as q
+        `select episode_id, max(ts_rank(words, q)) as r from search_passage_rows, to_tsquery('simple', 'supply <-> chain') as q
           where words @@ q group by episode_id order by r desc limit 26`,
         [],
       ),
@@ -293,17 +307,19 @@ try {
       raw(
         `with q as (select to_tsquery('simple', 'jensen <-> huang') as q),
               page as (select e.id from catalog_episodes e
-                        where e.id in (select episode_id from search_passages, q where words @@ q.q)
+                        where e.id in (select episode_id from search_passage_rows, q where words @@ q.q)
                         order by e.published_at desc limit 26)
          select hit.episode_id, l.line
-           from (select p.episode_id, array_agg(p.start) as starts
-                   from search_passages p join page on page.id = p.episode_id, q
-                  where p.words @@ q.q group by p.episode_id) hit
+           from (select p.episode_id, array_agg(p.start + b) as lines
+                   from (select episode_id, start, ${phraseLines} as m
+                           from search_passage_rows p join page on page.id = p.episode_id, q
+                          where p.words @@ q.q offset 0) p, generate_series(0, 19) b
+                  where p.m & (1 << b) <> 0 group by p.episode_id) hit
            cross join lateral (select l.line from transcript_chunks c,
                                       json_array_elements(c.lines) with ordinality as l(line, n)
                                 where c.episode_id = hit.episode_id
-                                  and c.chunk in (select s / 16 from unnest(hit.starts) as s)
-                                  and c.chunk * 16 + l.n - 1 = any(hit.starts)) l`,
+                                  and c.chunk in (select s / 16 from unnest(hit.lines) as s)
+                                  and c.chunk * 16 + l.n - 1 = any(hit.lines)) l`,
         [],
       ),
     ],
@@ -313,8 +329,10 @@ try {
       raw(
         `select date_trunc('week', e.published_at at time zone 'UTC') as w, count(*), sum(d.n)
            from catalog_episodes e
-           join (select episode_id, count(*) as n from search_passages
-                  where words @@ to_tsquery('simple', 'jensen <-> huang') group by episode_id) d on d.episode_id = e.id
+           join (select episode_id, sum(bit_count(m::bit(20))) as n
+                   from (select episode_id, ${phraseLines} as m from search_passage_rows
+                          where words @@ to_tsquery('simple', 'jensen <-> huang') offset 0) r
+                  group by episode_id) d on d.episode_id = e.id
           where e.published_at >= $1::timestamptz group by 1`,
         [since],
       ),

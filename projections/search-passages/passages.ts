@@ -1,25 +1,26 @@
 import { foldWords } from '../../src/matching/engine/text-folding.ts';
 
 /**
- * The passage index's layout (docs/search.md, "Index design"). A passage is at most 5 consecutive
- * lines. Rows hold windows of WINDOW lines starting at every STRIDE-th line, so every run of 5
- * lines lies inside one row; the weight of each word says which line of the row it came from:
- *
- *   line start → B, start+1 → D, start+2..start+4 → A, start+5 → C
- *
- * so lines start..start+4 are the weights ABD and lines start+1..start+5 the weights ACD, and each
- * line is "first" (B) or "second" (D) of exactly one row.
+ * The passage index's layout (docs/search.md, "Index design"). A passage is at most PASSAGE_LINES
+ * consecutive lines. Rows hold ROW_LINES lines starting at every STRIDE-th line, so every run of
+ * PASSAGE_LINES lines lies inside one row: a passage starting at line s belongs to the row starting
+ * at s - s % STRIDE, and each line is one of the first STRIDE lines (its own lines) of exactly one
+ * row, so per-line counts read only those. Positions are aligned on lines: line k of a row holds positions
+ * k·LINE_SLOT + 1 … k·LINE_SLOT + LINE_SLOT − 1, so the line of position p is (p − 1) / LINE_SLOT
+ * and a phrase (`a <-> b`) never spans two lines.
  */
 export const PASSAGE_LINES = 5;
-export const WINDOW = 6;
-export const STRIDE = 2;
-const WEIGHTS = ['B', 'D', 'A', 'A', 'A', 'C'] as const;
-// "<position><weight>" of each line of a row, for the positions most rows reach, built once.
-const SUFFIXES = WEIGHTS.map((weight) => Array.from({ length: 512 }, (_, p) => `${p}${weight}`));
-// PostgreSQL keeps positions up to 16383 and 256 positions per lexeme; longer lexemes are refused.
-const MAX_POSITION = 16383;
-const MAX_POSITIONS_PER_WORD = 256;
+export const ROW_LINES = 24;
+export const STRIDE = ROW_LINES - PASSAGE_LINES + 1;
+// PostgreSQL keeps positions up to 16383: 24 slots of 682 end at 16367.
+export const LINE_SLOT = Math.floor(16383 / ROW_LINES);
+/** Words of a line that are indexed: the rest of a longer line is not. */
+export const WORDS_PER_LINE = LINE_SLOT - 1;
+/** Positions of one word kept per line: 24 lines × 10 stay under PostgreSQL's 256 per lexeme. */
+export const POSITIONS_PER_LINE = Math.floor(256 / ROW_LINES);
 const MAX_WORD_BYTES = 2046;
+/** Bits of a row's own passage starts (0 … STRIDE − 1) in a passage mask. */
+export const STARTS_MASK = (1 << STRIDE) - 1;
 
 /** A search term: one folded word, or the folded words of a quoted phrase. */
 export type Term = readonly string[];
@@ -28,45 +29,43 @@ export type Term = readonly string[];
 export const foldedLines = (texts: readonly string[]): string[][] => texts.map(foldWords);
 
 /**
- * Window rows of an episode: the start position of each and its tsvector literal. A lexeme may be
- * listed once per occurrence: PostgreSQL merges the positions of repeated lexemes on input.
+ * The rows of an episode: the first line of each and its tsvector literal. A lexeme may be listed
+ * once per occurrence: PostgreSQL merges the positions of repeated lexemes on input.
  */
-export function windowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
-  // Each line's words with their quotes, built once; a row only adds positions and its weight.
-  const quoted = lines.map((words) => words.map((w) => (fitsLexeme(w) ? `'${w}':` : undefined)));
+export function rowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
+  // Each line's lexemes, quoted, with their offsets in the line, built once; a row adds its slot.
+  const entries = lines.map(lineEntries);
   const rows: { start: number; words: string }[] = [];
+  // A row starts at every STRIDE-th line, so each line is one of the first STRIDE lines of exactly one row.
   for (let start = 0; start < lines.length; start += STRIDE) {
-    const end = Math.min(lines.length, start + WINDOW);
-    let size = 0;
-    for (let k = start; k < end; k++) size += lines[k]!.length;
-    // Only a row of more than 256 words can hold a lexeme more than 256 times.
-    const seen = size > MAX_POSITIONS_PER_WORD ? new Map<string, number>() : undefined;
-    let words = '';
-    let separator = '';
-    let position = 0;
-    for (let k = start; k < end && position < MAX_POSITION; k++) {
-      const suffixes = SUFFIXES[k - start]!;
-      const lexemes = quoted[k]!;
-      for (let j = 0; j < lexemes.length; j++) {
-        if (position === MAX_POSITION) break;
-        position++;
-        const lexeme = lexemes[j];
-        if (lexeme === undefined) continue;
-        if (seen) {
-          // PostgreSQL keeps the first 256 positions of a lexeme; later ones need not be sent.
-          const count = (seen.get(lexeme) ?? 0) + 1;
-          seen.set(lexeme, count);
-          if (count > MAX_POSITIONS_PER_WORD) continue;
-        }
-        words += `${separator}${lexeme}${suffixes[position] ?? `${position}${WEIGHTS[k - start]}`}`;
-        separator = ' ';
-      }
-      // A gap between lines, so a quoted phrase never runs from one line into the next.
-      if (position < MAX_POSITION) position++;
+    const parts: string[] = [];
+    const end = Math.min(lines.length, start + ROW_LINES);
+    for (let k = start; k < end; k++) {
+      const base = (k - start) * LINE_SLOT + 1;
+      for (const { lexeme, offset } of entries[k]!) parts.push(`${lexeme}${base + offset}`);
     }
-    rows.push({ start, words });
+    rows.push({ start, words: parts.join(' ') });
   }
   return rows;
+}
+
+/** A line's indexed words as `'word':` and their offsets: WORDS_PER_LINE words, POSITIONS_PER_LINE of each. */
+function lineEntries(words: readonly string[]) {
+  const entries: { lexeme: string; offset: number }[] = [];
+  // Only a line of more than POSITIONS_PER_LINE words can hold a word more often.
+  const seen = words.length > POSITIONS_PER_LINE ? new Map<string, number>() : undefined;
+  const count = Math.min(words.length, WORDS_PER_LINE);
+  for (let offset = 0; offset < count; offset++) {
+    const word = words[offset]!;
+    if (!fitsLexeme(word)) continue;
+    if (seen) {
+      const n = (seen.get(word) ?? 0) + 1;
+      seen.set(word, n);
+      if (n > POSITIONS_PER_LINE) continue;
+    }
+    entries.push({ lexeme: `'${word}':`, offset });
+  }
+  return entries;
 }
 
 // A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.
@@ -74,17 +73,60 @@ const fitsLexeme = (word: string) =>
   word.length * 3 <= MAX_WORD_BYTES || Buffer.byteLength(word) <= MAX_WORD_BYTES;
 
 // Folded words are letters and digits only, so quoting needs no escapes.
-const lexeme = (word: string, weights: string) => `'${word}':${weights}`;
-const termQuery = (term: Term, weights: string) =>
-  term.length === 1 ? lexeme(term[0]!, weights) : `(${term.map((w) => lexeme(w, weights)).join(' <-> ')})`;
+const termQuery = (term: Term) =>
+  term.length === 1 ? `'${term[0]!}'` : `(${term.map((w) => `'${w}'`).join(' <-> ')})`;
 
-/** Every term inside one passage of at most 5 lines (each phrase inside one line). */
-export const allInPassage = (terms: readonly Term[]) =>
-  ['ABD', 'ACD'].map((weights) => `(${terms.map((t) => termQuery(t, weights)).join(' & ')})`).join(' | ');
+/** Every term somewhere in the row (each phrase inside one line): the candidate rows of `all`. */
+export const everyTerm = (terms: readonly Term[]) => terms.map(termQuery).join(' & ');
 
-/** Any of the terms anywhere (ranked keyword match). */
-export const anyTerm = (terms: readonly Term[]) => terms.map((t) => termQuery(t, 'ABCD')).join(' | ');
+/** Any of the terms anywhere in the row. */
+export const anyTerm = (terms: readonly Term[]) => terms.map(termQuery).join(' | ');
 
-/** Any of the terms inside the row's first line (B) or second line (D): counts each line once. */
-export const inFirstLine = (terms: readonly Term[]) => terms.map((t) => termQuery(t, 'B')).join(' | ');
-export const inSecondLine = (terms: readonly Term[]) => terms.map((t) => termQuery(t, 'D')).join(' | ');
+/** Binds a query parameter, giving its placeholder (src/catalog/sql.ts, Params). */
+interface Binder {
+  p(value: unknown, cast: string): string;
+}
+
+// Positions in SQL are smallints: the arithmetic is done in int.
+const lineOf = (p: string) => `(1 << ((${p}::int - 1) / ${LINE_SLOT}))`;
+
+/**
+ * SQL: the lines (a bit per line of the row) of row `words` that hold the term. Only the term's own
+ * lexemes are unpacked (marked with weight A, then filtered), so it costs little beside the scan.
+ */
+export function termLines(words: string, term: Term, params: Binder) {
+  const found = `ts_filter(setweight(${words}, 'A', ${params.p([...new Set(term)], 'text[]')}), '{a}')`;
+  if (term.length === 1)
+    return `coalesce((select bit_or(${lineOf('p')}) from unnest(${found}) u, unnest(u.positions) p), 0)`;
+  // A phrase: a position of its first word followed by each next word at the next position.
+  const follows = term
+    .slice(1)
+    .map(
+      (w, k) =>
+        `exists (select from f g where g.lexeme = ${params.p(w, 'text')} and p + ${k + 1} = any(g.positions))`,
+    )
+    .join(' and ');
+  return `coalesce((with f as (select lexeme, positions from unnest(${found}))
+                    select bit_or(${lineOf('p')}) from f, unnest(f.positions) p
+                     where f.lexeme = ${params.p(term[0], 'text')} and ${follows}), 0)`;
+}
+
+/**
+ * SQL: the passages of the row that hold every term (`all`) or any term, as a bit per start
+ * (0 … STRIDE − 1, the row's own passages). A passage starting at line s holds a term when the
+ * term's lines meet lines s … s + 4: bit s of lines | lines >> 1 | … | lines >> 4.
+ */
+export function passageStarts(words: string, terms: readonly Term[], all: boolean, params: Binder) {
+  const reach = (lines: string) =>
+    `(${Array.from({ length: PASSAGE_LINES }, (_, k) => (k ? `(${lines} >> ${k})` : lines)).join(' | ')})`;
+  const masks = terms.map((t) => termLines(words, t, params));
+  const starts = all ? masks.map((m) => reach(m)).join(' & ') : reach(`(${masks.join(' | ')})`);
+  return `((${starts}) & ${STARTS_MASK})`;
+}
+
+/** The passage starts (line positions in the episode) of a row starting at `start` with passage mask `mask`. */
+export function startsOf(start: number, mask: number): number[] {
+  const starts: number[] = [];
+  for (let s = 0; s < STRIDE; s++) if (mask & (1 << s)) starts.push(start + s);
+  return starts;
+}

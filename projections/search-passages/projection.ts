@@ -4,11 +4,11 @@ import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
 import { linesInOrder } from '../transcripts/projection.ts';
-import { foldedLines, windowVectors } from './passages.ts';
+import { foldedLines, rowVectors } from './passages.ts';
 
-const NAME = 'search_passages';
+const NAME = 'search_passage_rows';
 // Rows per insert statement: large enough to amortise the round trip, small enough for PGlite.
-const CHUNK = 5000;
+const CHUNK = 1250;
 
 /** The producer's mentions per entity, counted as the matcher counts them (docs/matching.md). */
 function producerMentions(event: EpisodeTranscribed) {
@@ -32,14 +32,14 @@ function producerMentions(event: EpisodeTranscribed) {
   }));
 }
 
-async function insertWindows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
+async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
   let ids: string[] = [];
   let starts: number[] = [];
   let words: string[] = [];
   const flush = async () => {
     if (ids.length === 0) return;
     await tx.query(
-      `insert into search_passages (episode_id, start, words)
+      `insert into search_passage_rows (episode_id, start, words)
        select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
       [ids, starts, words],
     );
@@ -49,7 +49,7 @@ async function insertWindows(tx: Queryable, episodes: readonly EpisodeTranscribe
   };
   for (const event of episodes) {
     const lines = linesInOrder(event);
-    for (const row of windowVectors(foldedLines(lines.map((line) => line.text)))) {
+    for (const row of rowVectors(foldedLines(lines.map((line) => line.text)))) {
       ids.push(event.episode.id);
       starts.push(row.start);
       words.push(row.words);
@@ -67,9 +67,9 @@ export const searchPassagesProjection: Projection = {
     const episodes = await advanceEpisodeVersions(tx, NAME, events);
     if (episodes.length === 0) return;
     const ids = episodes.map((e) => e.episode.id);
-    await tx.query('delete from search_passages where episode_id = any($1::text[])', [ids]);
+    await tx.query('delete from search_passage_rows where episode_id = any($1::text[])', [ids]);
     await tx.query('delete from search_mentions where episode_id = any($1::text[])', [ids]);
-    await insertWindows(tx, episodes);
+    await insertRows(tx, episodes);
     const mentions = episodes.flatMap(producerMentions);
     if (mentions.length)
       await tx.query(
@@ -84,7 +84,7 @@ export const searchPassagesProjection: Projection = {
       );
   },
   async reset(tx: Queryable) {
-    await tx.query('delete from search_passages');
+    await tx.query('delete from search_passage_rows');
     await tx.query('delete from search_mentions');
     await resetEpisodeVersions(tx, NAME);
   },

@@ -1,6 +1,16 @@
 import { exactInstant, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
-import { allInPassage, anyTerm, inFirstLine, inSecondLine, type Term, WINDOW } from './passages.ts';
+import {
+  anyTerm,
+  everyTerm,
+  PASSAGE_LINES,
+  passageStarts,
+  STARTS_MASK,
+  STRIDE,
+  startsOf,
+  type Term,
+  termLines,
+} from './passages.ts';
 
 /** The episodes a search or mention list may return (docs/search.md, "Filters"). */
 export interface EpisodeScope {
@@ -24,7 +34,25 @@ export interface KeywordFilter {
   all: boolean;
 }
 
-const keywordQuery = (k: KeywordFilter) => (k.all ? allInPassage(k.terms) : anyTerm(k.terms));
+/** The candidate rows of a keyword filter: every term in the row (`all`) or any term. */
+const keywordQuery = (k: KeywordFilter) => (k.all ? everyTerm(k.terms) : anyTerm(k.terms));
+
+/**
+ * A keyword filter's candidate rows `w` (the GIN step) with the mask of their matching passages
+ * (the exact step on the positions, docs/search.md, "Index design"), computed in the scan (offset
+ * 0) so nothing later carries the tsvectors; rows without a matching passage are left out.
+ */
+function matchingRows(params: Params, k: KeywordFilter, where: string[], columns = '') {
+  const q = params.p(keywordQuery(k), 'tsquery');
+  const mask = passageStarts('w.words', k.terms, k.all, params);
+  return `(select * from (select w.episode_id, w.start, ${mask} as mask${columns.replaceAll('$q', q)}
+                            from search_passage_rows w ${whereOf([`w.words @@ ${q}`, ...where])} offset 0) c
+            where c.mask <> 0)`;
+}
+
+/** SQL: the lines of row `words` (a bit per own line) that hold any of the names. */
+const nameLines = (params: Params, words: string, names: readonly Term[]) =>
+  `((${names.map((n) => termLines(words, n, params)).join(' | ')}) & ${STARTS_MASK})`;
 
 /** The entity is a linked speaker of episode `e` in this role. */
 const roleCondition = (params: Params, entityId: string, role: string) =>
@@ -46,7 +74,7 @@ function scopeConditions(params: Params, s: EpisodeScope, within?: string): stri
     const any = [`e.id in (select m.episode_id from search_mentions m where m.entity_id = ${id})`];
     if (s.entity.names.length)
       any.push(
-        `e.id in (select d.episode_id from search_passages d
+        `e.id in (select d.episode_id from search_passage_rows d
                    where d.words @@ ${params.p(anyTerm(s.entity.names), 'tsquery')}${within ? ` and d.episode_id = any(${within})` : ''})`,
       );
     if (s.entity.speaking)
@@ -66,9 +94,9 @@ export interface EpisodeHit {
   episode_id: string;
   published_at: Date;
   score: number;
-  /** Start positions of the matching index rows, ascending (keyword searches only). */
+  /** First lines of the matching passages, ascending (keyword searches only). */
   starts: number[] | null;
-  /** Start of the best-ranked matching row. */
+  /** First line of the best passage: the first matching passage of the best-ranked row. */
   best_start: number | null;
 }
 
@@ -93,41 +121,44 @@ export async function searchEpisodes(
     );
     return rows;
   }
-  const q = params.p(keywordQuery(keywords), 'tsquery');
   const order =
     sort === 'recency'
       ? 'e.published_at desc, m.episode_id desc'
       : 'm.score desc, e.published_at desc, m.episode_id desc';
-  // The best rank of each episode and its matching rows, grouped as the rows come (offset 0: each
-  // row's rank is computed in the scan, so the grouping never carries the tsvectors); the scope
+  // The best rank of each episode and its matching rows, grouped as the rows come; the scope
   // narrows the rows only when it has conditions.
   const scoped = where.length
     ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
     : [];
+  const rowsOf = matchingRows(params, keywords, scoped, `, ts_rank('{1,1,1,1}', w.words, $q, 32) as rank`);
   const { rows } = await db.query<{
     episode_id: string;
     published_at: Date;
     score: number;
     starts: number[];
+    masks: number[];
     ranks: number[];
   }>(
-    `select m.episode_id, e.published_at, m.score, m.starts, m.ranks
+    `select m.episode_id, e.published_at, m.score, m.starts, m.masks, m.ranks
        from (select w.episode_id, max(w.rank)::float8 as score, array_agg(w.start) as starts,
-                    array_agg(w.rank) as ranks
-               from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
-                       from search_passages w ${whereOf([`w.words @@ ${q}`, ...scoped])} offset 0) w
+                    array_agg(w.mask) as masks, array_agg(w.rank) as ranks
+               from ${rowsOf} w
               group by w.episode_id) m
        join catalog_episodes e on e.id = m.episode_id
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
   );
-  return rows.map(({ starts, ranks, ...hit }) => {
+  return rows.map(({ starts, masks, ranks, ...hit }) => {
     // Rows in start order; the best is the highest rank, the first such row on a tie.
     const order = starts.map((_, k) => k).sort((a, b) => starts[a]! - starts[b]!);
     let best = order[0]!;
     for (const k of order) if (ranks[k]! > ranks[best]!) best = k;
-    return { ...hit, starts: order.map((k) => starts[k]!), best_start: starts[best]! };
+    return {
+      ...hit,
+      starts: order.flatMap((k) => startsOf(starts[k]!, masks[k]!)),
+      best_start: startsOf(starts[best]!, masks[best]!)[0]!,
+    };
   });
 }
 
@@ -161,12 +192,20 @@ export async function countByBucket(
   let perEpisode: string;
   if (keywords !== undefined) {
     const where = scopeConditions(params, scope);
-    const q = params.p(keywordQuery(keywords), 'tsquery');
-    perEpisode = `select episode_id, published_at, count(*) filter (where prev is null or start - prev >= ${WINDOW})::int as mentions
-        from (select w.episode_id, e.published_at, w.start,
-                     lag(w.start) over (partition by w.episode_id order by w.start) as prev
-                from search_passages w join catalog_episodes e on e.id = w.episode_id
-               ${whereOf([`w.words @@ ${q}`, ...where])}) runs
+    // Matching passages that share lines count once: in each row, the starts with no matching start
+    // in the PASSAGE_LINES - 1 before them, less one when the row's first one continues a group of
+    // the row before (a start in that row's last PASSAGE_LINES - 1 at most PASSAGE_LINES - 1 back).
+    const overlap = PASSAGE_LINES - 1;
+    const before = Array.from({ length: overlap }, (_, k) => `(w.mask << ${k + 1})`).join(' | ');
+    perEpisode = `select episode_id, published_at, sum(groups)::int as mentions
+        from (select w.episode_id, e.published_at,
+                     bit_count((w.mask & ~(${before}))::bit(${STRIDE}))::int
+                     - case when lag(w.start) over ep = w.start - ${STRIDE}
+                             and ((lag(w.mask) over ep >> ${STRIDE - overlap}) & ~((w.mask & -w.mask) - 1)) <> 0
+                            then 1 else 0 end as groups
+                from ${matchingRows(params, keywords, [])} w join catalog_episodes e on e.id = w.episode_id
+               ${whereOf(where)}
+              window ep as (partition by w.episode_id order by w.start)) runs
        group by episode_id, published_at`;
   } else if (scope.entity !== undefined) {
     // The episodes come from the mentions themselves (producer's, or detected from the index);
@@ -177,12 +216,12 @@ export async function countByBucket(
       where.push(roleCondition(params, entity.id, scope.role));
     const id = params.p(entity.id, 'text');
     const names = entity.names;
-    // offset 0: each row's two line flags are computed in the scan, so the grouping never carries the tsvectors.
+    // Each mentioning line counted once: in the row of which it is an own line. offset 0: the lines
+    // are counted in the scan, so the grouping never carries the tsvectors.
     const detected = names.length
       ? `select d.episode_id, sum(d.n)::int as n
-           from (select episode_id, (words @@ ${params.p(inFirstLine(names), 'tsquery')})::int
-                                    + (words @@ ${params.p(inSecondLine(names), 'tsquery')})::int as n
-                   from search_passages where words @@ ${params.p(anyTerm(names), 'tsquery')} offset 0) d
+           from (select w.episode_id, bit_count(${nameLines(params, 'w.words', names)}::bit(${STRIDE}))::int as n
+                   from search_passage_rows w where w.words @@ ${params.p(anyTerm(names), 'tsquery')} offset 0) d
           group by d.episode_id`
       : 'select null::text as episode_id, 0 as n where false';
     const produced = `select episode_id, mention_count from search_mentions where entity_id = ${id}`;
@@ -303,7 +342,7 @@ export async function producedMentions(
   return new Map(rows.map((row) => [row.episode_id, row]));
 }
 
-/** Per episode, the lines (positions) that hold any of the names: each row's first and second line. */
+/** Per episode, the lines (positions) that hold any of the names: each row's own lines. */
 export async function detectedLines(
   db: Queryable,
   names: readonly Term[],
@@ -311,18 +350,18 @@ export async function detectedLines(
 ): Promise<Map<string, number[]>> {
   const found = new Map<string, number[]>();
   if (names.length === 0 || episodeIds.length === 0) return found;
-  const { rows } = await db.query<{ episode_id: string; start: number; first: boolean; second: boolean }>(
-    `select episode_id, start, words @@ $3::tsquery as first, words @@ $4::tsquery as second
-       from search_passages
-      where episode_id = any($1::text[]) and words @@ $2::tsquery
-      order by episode_id, start`,
-    [episodeIds, anyTerm(names), inFirstLine(names), inSecondLine(names)],
+  const params = new Params();
+  const { rows } = await db.query<{ episode_id: string; start: number; lines: number }>(
+    `select w.episode_id, w.start, ${nameLines(params, 'w.words', names)} as lines
+       from search_passage_rows w
+      where w.episode_id = any(${params.p(episodeIds, 'text[]')}) and w.words @@ ${params.p(anyTerm(names), 'tsquery')}
+      order by w.episode_id, w.start`,
+    params.values,
   );
   for (const row of rows) {
     const lines = found.get(row.episode_id) ?? [];
     found.set(row.episode_id, lines);
-    if (row.first) lines.push(row.start);
-    if (row.second) lines.push(row.start + 1);
+    lines.push(...startsOf(row.start, row.lines));
   }
   return found;
 }

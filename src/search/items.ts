@@ -1,7 +1,7 @@
 import { catalogEpisodesByIds, type EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
 import { type ClipRow, clipsOfEpisodes } from '../../projections/clips/queries.ts';
 import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
-import { WINDOW } from '../../projections/search-passages/passages.ts';
+import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import type { KeywordFilter, ProducedMentions } from '../../projections/search-passages/queries.ts';
 import { type SegmentRow, segmentsOfEpisodes } from '../../projections/segments/queries.ts';
 import type { StoredLine } from '../../projections/transcripts/projection.ts';
@@ -219,9 +219,9 @@ export function searchItem(
   // Lines the index found that the transcript no longer holds as they were.
   const lost =
     match.mentions?.lost === true ||
-    match.starts.some((start) => !indexes.some((i) => i >= start && i < start + WINDOW));
+    match.starts.some((start) => !indexes.some((i) => i >= start && i < start + PASSAGE_LINES));
   const best = match.bestStart ?? 0;
-  const bestLine = indexes.find((i) => i >= best && i < best + WINDOW) ?? indexes[0];
+  const bestLine = indexes.find((i) => i >= best && i < best + PASSAGE_LINES) ?? indexes[0];
   const passage =
     bestLine === undefined
       ? undefined

@@ -1,4 +1,4 @@
-import { PASSAGE_LINES, type Term, WINDOW } from '../../projections/search-passages/passages.ts';
+import { PASSAGE_LINES, type Term } from '../../projections/search-passages/passages.ts';
 import { BadRequestError } from '../errors.ts';
 import { foldWords } from '../matching/engine/text-folding.ts';
 
@@ -41,10 +41,10 @@ function occursIn(words: readonly string[], term: Term): boolean {
 }
 
 /**
- * The lines (positions) that match inside the index rows found (`starts`: each row's first line; a
- * row spans WINDOW lines). With `all`, the lines holding a term in a run of at most PASSAGE_LINES
- * lines of the row that holds every term (the row's two halves); otherwise the row's lines holding
- * any term. `words(i)` gives line i's folded words; lines outside the rows are never read.
+ * The lines (positions) that match inside the passages found (`starts`: each passage's first line;
+ * a passage spans PASSAGE_LINES lines). With `all`, the lines holding a term in a passage that holds
+ * every term; otherwise the passage's lines holding any term. `words(i)` gives line i's folded
+ * words; lines outside the passages are never read.
  */
 export function matchingLines(
   count: number,
@@ -64,23 +64,16 @@ export function matchingLines(
     return flags;
   };
   const marked = new Set<number>();
-  const markRun = (first: number, end: number) => {
-    for (let k = first; k < end; k++) if (heldAt(k).some(Boolean)) marked.add(k);
-  };
-  for (const start of starts) {
-    if (!all) {
-      markRun(start, Math.min(count, start + WINDOW));
-      continue;
-    }
-    for (const first of [start, start + 1]) {
-      if (first >= count) break;
-      const end = Math.min(count, first + PASSAGE_LINES);
-      const covered = terms.every((_, t) => {
+  for (const first of starts) {
+    if (first >= count) continue;
+    const end = Math.min(count, first + PASSAGE_LINES);
+    const covered =
+      !all ||
+      terms.every((_, t) => {
         for (let k = first; k < end; k++) if (heldAt(k)[t]) return true;
         return false;
       });
-      if (covered) markRun(first, end);
-    }
+    if (covered) for (let k = first; k < end; k++) if (heldAt(k).some(Boolean)) marked.add(k);
   }
   return [...marked].sort((a, b) => a - b);
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { WINDOW } from '../../projections/search-passages/passages.ts';
+import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import {
   anyEpisode,
   countByBucket,
@@ -49,8 +49,8 @@ interface MentionsQuery extends FilterQuery {
 }
 
 const YEAR = 365 * 86_400_000;
-/** Index rows read per search item (docs/search.md, "Result items"): past them, truncated. */
-const ROWS_PER_ITEM = 20;
+/** Matching passages read per search item (docs/search.md, "Result items"): past them, truncated. */
+const PASSAGES_PER_ITEM = 40;
 const tags = ['search'];
 const semanticNote =
   ' semantic_search ranks passages by meaning; with keyword_search too, only episodes matching both, by reciprocal rank fusion (docs/semantic-search.md).' +
@@ -157,14 +157,14 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
             return [searchItem(episode, { starts: [], bestStart, score: 0, mentions: found })];
           });
         } else {
-          // Lines of the rows found (the first ROWS_PER_ITEM of each episode) and their context.
+          // Lines of the passages found (the first PASSAGES_PER_ITEM of each episode) and their context.
           const startsOf = new Map(
-            shown.map((h) => [h.episode_id, (h.starts ?? []).slice(0, ROWS_PER_ITEM)]),
+            shown.map((h) => [h.episode_id, (h.starts ?? []).slice(0, PASSAGES_PER_ITEM)]),
           );
           const wanted = new Map(
             [...startsOf].map(([id, starts]) => [
               id,
-              around(starts, WINDOW_CONTEXT_LINES, WINDOW - 1 + WINDOW_CONTEXT_LINES),
+              around(starts, WINDOW_CONTEXT_LINES, PASSAGE_LINES - 1 + WINDOW_CONTEXT_LINES),
             ]),
           );
           // Without keywords nor entity an item has no windows: no line is read.
@@ -178,7 +178,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
               bestStart: hit.best_start,
               score: hit.score,
             });
-            if ((hit.starts?.length ?? 0) > ROWS_PER_ITEM) item.truncated = true;
+            if ((hit.starts?.length ?? 0) > PASSAGES_PER_ITEM) item.truncated = true;
             return [item];
           });
         }

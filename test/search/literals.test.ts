@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { windowVectors } from '../../projections/search-passages/passages.ts';
+import {
+  LINE_SLOT,
+  POSITIONS_PER_LINE,
+  ROW_LINES,
+  rowVectors,
+  WORDS_PER_LINE,
+} from '../../projections/search-passages/passages.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
 
 // Each index row's tsvector literal within PostgreSQL's limits: positions up to 16383, 256
 // positions per lexeme, lexemes under 2 KB (docs/search.md, "Index design").
 const repeat = (word: string, n: number) => Array.from({ length: n }, () => word);
-const numbered = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`);
+const numbered = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 const entries = (words: string) => words.split(' ');
 
 let test: TestDb;
@@ -14,63 +20,55 @@ beforeAll(async () => {
 });
 afterAll(() => test?.drop());
 
+const stored = async (words: string) =>
+  (
+    await test.db.query<{ n: number; last: number }>(
+      `select length($1::tsvector) as n,
+              (select max(p) from unnest($1::tsvector) u, unnest(u.positions) p)::int as last`,
+      [words],
+    )
+  ).rows[0]!;
+
 describe('index row literals', () => {
-  it('sends the first 256 positions of a lexeme in a row, across lines, and every word after them', async () => {
-    const lines = [repeat('wombat', 200), [...repeat('wombat', 100), 'fund']];
-    const [row] = windowVectors(lines);
+  it('keeps the first 10 positions of a word in each line, so no lexeme passes 256 in a row', async () => {
+    const lines = Array.from({ length: ROW_LINES }, () => [...repeat('wombat', 300), 'fund']);
+    const [row] = rowVectors(lines);
     const wombats = entries(row!.words).filter((e) => e.startsWith("'wombat':"));
-    expect(wombats).toHaveLength(256);
-    expect([wombats[0], wombats[199], wombats[200], wombats[255]]).toEqual([
-      "'wombat':1B",
-      "'wombat':200B",
-      "'wombat':202D",
-      "'wombat':257D",
+    expect(wombats).toHaveLength(ROW_LINES * POSITIONS_PER_LINE);
+    expect(wombats.slice(0, 11)).toEqual([
+      ...Array.from({ length: POSITIONS_PER_LINE }, (_, i) => `'wombat':${i + 1}`),
+      `'wombat':${LINE_SLOT + 1}`,
     ]);
-    expect(entries(row!.words).at(-1)).toBe("'fund':302D");
-    // PostgreSQL stores the same vector as from every position: it keeps a lexeme's first 256.
-    const every = [
-      ...lines[0]!.map((_, i) => `'wombat':${i + 1}B`),
-      ...lines[1]!.map((w, i) => `'${w}':${202 + i}D`),
-    ].join(' ');
-    const { rows } = await test.db.query<{ same: boolean }>('select $1::tsvector = $2::tsvector as same', [
-      row!.words,
-      every,
-    ]);
-    expect(rows[0]!.same).toBe(true);
+    // Every word after the repeats keeps its place: fund is word 301 of each line.
+    expect(entries(row!.words).filter((e) => e.startsWith("'fund':"))[23]).toBe(
+      `'fund':${23 * LINE_SLOT + 301}`,
+    );
+    // PostgreSQL keeps every position sent: the 24th line's wombats are all there.
+    const { rows } = await test.db.query<{ n: number }>(
+      `select cardinality(u.positions) as n from unnest($1::tsvector) u where u.lexeme = 'wombat'`,
+      [row!.words],
+    );
+    expect(rows[0]!.n).toBe(240);
   });
 
-  it('counts positions from 1 in every row, weights past the 512th position too', () => {
-    const rows = windowVectors([numbered(600), ['z'], ['y'], ['x']]);
-    expect(entries(rows[0]!.words).slice(-5)).toEqual([
-      "'w598':599B",
-      "'w599':600B",
-      "'z':602D",
-      "'y':604A",
-      "'x':606A",
-    ]);
-    expect(rows[1]!.words).toBe("'y':1B 'x':3D");
-  });
-
-  it('stops a row at position 16383', async () => {
-    const rows = windowVectors([numbered(17_000), ['after']]);
-    const words = entries(rows[0]!.words);
-    expect(words).toHaveLength(16_383);
-    expect(words.at(-1)).toBe("'w16382':16383B");
-    const { rows: stored } = await test.db.query<{ n: number }>('select length($1::tsvector) as n', [
-      rows[0]!.words,
-    ]);
-    expect(stored[0]!.n).toBe(16_383);
+  it('indexes the first 681 words of a line and never passes position 16383', async () => {
+    const lines = Array.from({ length: ROW_LINES }, (_, k) => numbered(700, `l${k}w`));
+    const [row] = rowVectors(lines);
+    const words = entries(row!.words);
+    expect(words).toHaveLength(ROW_LINES * WORDS_PER_LINE);
+    expect(words.at(-1)).toBe(`'l23w680':${23 * LINE_SLOT + 681}`);
+    expect(await stored(row!.words)).toEqual({ n: ROW_LINES * WORDS_PER_LINE, last: 16_367 });
   });
 
   it('leaves out a word too long for a lexeme, keeping its position', () => {
     const long = 'é'.repeat(1100);
     const fits = 'é'.repeat(1000);
-    expect(windowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words).toBe(
-      `'a':1B 'b':4B '${fits}':6D`,
+    expect(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words).toBe(
+      `'a':1 'b':4 '${fits}':683`,
     );
   });
 
-  it('writes nothing for a line without words, which takes only its gap', () => {
-    expect(windowVectors([[], ['a'], [], ['b']]).map((r) => r.words)).toEqual(["'a':2D 'b':5A", "'b':2D"]);
+  it('writes nothing for a line without words, which keeps its slot', () => {
+    expect(rowVectors([[], ['a'], [], ['b']]).map((r) => r.words)).toEqual(["'a':683 'b':2047"]);
   });
 });

@@ -185,8 +185,8 @@ describe('an episode re-sent with other lines, applied to one projection before 
   }
 
   it.each([
-    ['the index', ['search_passages'], ['transcripts'], 21, 5],
-    ['the transcripts model', ['transcripts'], ['search_passages'], 22, 2],
+    ['the index', ['search_passage_rows'], ['transcripts'], 21, 5],
+    ['the transcripts model', ['transcripts'], ['search_passage_rows'], 22, 2],
   ])('shows only lines that exist while only %s has the re-sent episode', async (_, first, then, day, at) => {
     await r.ingest([resent(day, at)], first);
     await expectItems(true);
