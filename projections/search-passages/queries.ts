@@ -40,12 +40,14 @@ const keywordQuery = (k: KeywordFilter) => (k.all ? everyTerm(k.terms) : anyTerm
 /**
  * A keyword filter's candidate rows `w` (the GIN step) with the mask of their matching passages
  * (the exact step on the positions, docs/search.md, "Index design"), computed in the scan (offset
- * 0) so nothing later carries the tsvectors; rows without a matching passage are left out.
+ * 0) so nothing later carries the tsvectors, with their ts_rank when `ranked`; rows without a
+ * matching passage are left out.
  */
-function matchingRows(params: Params, k: KeywordFilter, where: string[], columns = '') {
+function matchingRows(params: Params, k: KeywordFilter, where: string[], ranked = false) {
   const q = params.p(keywordQuery(k), 'tsquery');
   const mask = passageStarts('w.words', k.terms, k.all, params);
-  return `(select * from (select w.episode_id, w.start, ${mask} as mask${columns.replaceAll('$q', q)}
+  const rank = ranked ? `, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank` : '';
+  return `(select * from (select w.episode_id, w.start, ${mask} as mask${rank}
                             from search_passage_rows w ${whereOf([`w.words @@ ${q}`, ...where])} offset 0) c
             where c.mask <> 0)`;
 }
@@ -130,7 +132,7 @@ export async function searchEpisodes(
   const scoped = where.length
     ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
     : [];
-  const rowsOf = matchingRows(params, keywords, scoped, `, ts_rank('{1,1,1,1}', w.words, $q, 32) as rank`);
+  const rowsOf = matchingRows(params, keywords, scoped, true);
   const { rows } = await db.query<{
     episode_id: string;
     published_at: Date;
