@@ -8,10 +8,16 @@
 -- beginning of the event log, filling the table in the background like a rebuild
 -- (docs/operations.md, "Migrations", 0200). search_passages stays for processes of the previous
 -- version during a rolling upgrade; 0201 drops it in a later release.
+--
+-- A row's words (about 3 KB for 24 lines of speech) stay in the row, uncompressed: a query reads
+-- `words` of each candidate row up to three times (rank and the terms' positions), and a value
+-- moved to the TOAST table or compressed is fetched and expanded again each time (2–3× slower on
+-- common words). Only a row past 8 KB is compressed or moved out.
 create table search_passage_rows (
   episode_id text not null,
   start integer not null,
   words tsvector not null,
   primary key (episode_id, start)
-);
+) with (toast_tuple_target = 8160);
+alter table search_passage_rows alter column words set storage main;
 create index search_passage_rows_words on search_passage_rows using gin (words);
