@@ -40,16 +40,29 @@ const keywordQuery = (k: KeywordFilter) => (k.all ? everyTerm(k.terms) : anyTerm
 /**
  * A keyword filter's candidate rows `w` (the GIN step) with the mask of their matching passages
  * (the exact step on the positions, docs/search.md, "Index design"), computed in the scan (offset
- * 0) so nothing later carries the tsvectors, with their ts_rank when `ranked`; rows without a
- * matching passage are left out.
+ * 0) so nothing later carries the tsvectors; rows without a matching passage are left out.
  */
-function matchingRows(params: Params, k: KeywordFilter, where: string[], ranked = false) {
+function matchingRows(params: Params, k: KeywordFilter, where: string[]) {
   const q = params.p(keywordQuery(k), 'tsquery');
   const mask = passageStarts('w.words', k.terms, k.all, params);
-  const rank = ranked ? `, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank` : '';
-  return `(select * from (select w.episode_id, w.start, ${mask} as mask${rank}
+  return `(select * from (select w.episode_id, w.start, ${mask} as mask
                             from search_passage_rows w ${whereOf([`w.words @@ ${q}`, ...where])} offset 0) c
             where c.mask <> 0)`;
+}
+
+/**
+ * The matching rows of a keyword filter with their ts_rank, for ranking episodes. Only `all` with
+ * several terms needs the exact step to know which rows match (every row holding a single term or
+ * any term has a passage holding it); the rank is computed only for the rows that match.
+ */
+function rankedRows(params: Params, k: KeywordFilter, where: string[]) {
+  const q = params.p(keywordQuery(k), 'tsquery');
+  const checked = k.all && k.terms.length > 1;
+  const mask = checked ? `, ${passageStarts('w.words', k.terms, true, params)} as mask` : '';
+  return `(select c.episode_id, c.start, ts_rank('{1,1,1,1}', c.words, ${q}, 32) as rank
+             from (select w.episode_id, w.start, w.words${mask}
+                     from search_passage_rows w ${whereOf([`w.words @@ ${q}`, ...where])} offset 0) c
+            ${checked ? 'where c.mask <> 0' : ''} offset 0)`;
 }
 
 /** SQL: the lines of row `words` (a bit per own line) that hold any of the names. */
@@ -132,34 +145,53 @@ export async function searchEpisodes(
   const scoped = where.length
     ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
     : [];
-  const rowsOf = matchingRows(params, keywords, scoped, true);
   const { rows } = await db.query<{
     episode_id: string;
     published_at: Date;
     score: number;
     starts: number[];
-    masks: number[];
     ranks: number[];
   }>(
-    `select m.episode_id, e.published_at, m.score, m.starts, m.masks, m.ranks
+    `select m.episode_id, e.published_at, m.score, m.starts, m.ranks
        from (select w.episode_id, max(w.rank)::float8 as score, array_agg(w.start) as starts,
-                    array_agg(w.mask) as masks, array_agg(w.rank) as ranks
-               from ${rowsOf} w
+                    array_agg(w.rank) as ranks
+               from ${rankedRows(params, keywords, scoped)} w
               group by w.episode_id) m
        join catalog_episodes e on e.id = m.episode_id
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
   );
-  return rows.map(({ starts, masks, ranks, ...hit }) => {
+  if (rows.length === 0) return [];
+  // The matching passages of the page's episodes only: the exact step on their rows.
+  const page = new Params();
+  const { rows: passages } = await db.query<{ episode_id: string; start: number; mask: number }>(
+    `select w.episode_id, w.start, w.mask
+       from ${matchingRows(page, keywords, [
+         `w.episode_id = any(${page.p(
+           rows.map((r) => r.episode_id),
+           'text[]',
+         )})`,
+       ])} w
+      order by w.episode_id, w.start`,
+    page.values,
+  );
+  const masks = new Map<string, Map<number, number>>();
+  for (const p of passages) {
+    const of = masks.get(p.episode_id) ?? new Map<number, number>();
+    masks.set(p.episode_id, of.set(p.start, p.mask));
+  }
+  return rows.map(({ starts, ranks, ...hit }) => {
     // Rows in start order; the best is the highest rank, the first such row on a tie.
     const order = starts.map((_, k) => k).sort((a, b) => starts[a]! - starts[b]!);
     let best = order[0]!;
     for (const k of order) if (ranks[k]! > ranks[best]!) best = k;
+    const of = masks.get(hit.episode_id) ?? new Map<number, number>();
+    const found = [...of].flatMap(([start, mask]) => startsOf(start, mask));
     return {
       ...hit,
-      starts: order.flatMap((k) => startsOf(starts[k]!, masks[k]!)),
-      best_start: startsOf(starts[best]!, masks[best]!)[0]!,
+      starts: found,
+      best_start: startsOf(starts[best]!, of.get(starts[best]!) ?? 0)[0] ?? found[0] ?? null,
     };
   });
 }
