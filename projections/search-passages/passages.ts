@@ -119,9 +119,12 @@ export function termLines(words: string, term: Term, params: Binder) {
 export function passageStarts(words: string, terms: readonly Term[], all: boolean, params: Binder) {
   const reach = (lines: string) =>
     `(${Array.from({ length: PASSAGE_LINES }, (_, k) => (k ? `(${lines} >> ${k})` : lines)).join(' | ')})`;
-  const masks = terms.map((t) => termLines(words, t, params));
-  const starts = all ? masks.map((m) => reach(m)).join(' & ') : reach(`(${masks.join(' | ')})`);
-  return `((${starts}) & ${STARTS_MASK})`;
+  // Each term's lines once (offset 0 keeps PostgreSQL from copying the subqueries into every use).
+  const lines = terms.map((t, k) => `${termLines(words, t, params)} as t${k}`).join(', ');
+  const starts = all
+    ? terms.map((_, k) => reach(`l.t${k}`)).join(' & ')
+    : reach(`(${terms.map((_, k) => `l.t${k}`).join(' | ')})`);
+  return `(select (${starts}) & ${STARTS_MASK} from (select ${lines} offset 0) l)`;
 }
 
 /** The passage starts (line positions in the episode) of a row starting at `start` with passage mask `mask`. */
