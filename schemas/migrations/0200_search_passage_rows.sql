@@ -7,7 +7,7 @@
 -- the projection that writes them has a new name, "search_passage_rows", and starts from the
 -- beginning of the event log, filling the table in the background like a rebuild
 -- (docs/operations.md, "Migrations", 0200). search_passages stays for processes of the previous
--- version during a rolling upgrade; 0201 drops it in a later release.
+-- version during a rolling upgrade; nothing reads it any more, and a later release drops it.
 --
 -- A row's words (about 3 KB for 24 lines of speech) stay in the row, uncompressed: a query reads
 -- `words` of each candidate row up to three times (rank and the terms' positions), and a value
