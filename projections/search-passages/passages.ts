@@ -16,8 +16,10 @@ export const STRIDE = ROW_LINES - PASSAGE_LINES + 1;
 export const LINE_SLOT = Math.floor(16383 / ROW_LINES);
 /** Words of a line that are indexed: the rest of a longer line is not. */
 export const WORDS_PER_LINE = LINE_SLOT - 1;
-/** Positions of one word kept per line: 24 lines × 10 stay under PostgreSQL's 256 per lexeme. */
-export const POSITIONS_PER_LINE = Math.floor(256 / ROW_LINES);
+// PostgreSQL keeps a lexeme's first 256 positions and drops the rest silently.
+const MAX_POSITIONS = 256;
+/** A word this often in every line of a row still fits PostgreSQL's 256 positions: 24 × 10. */
+export const POSITIONS_PER_LINE = Math.floor(MAX_POSITIONS / ROW_LINES);
 const MAX_WORD_BYTES = 2046;
 /** Bits of a row's own passage starts (0 … STRIDE − 1) in a passage mask. */
 export const STARTS_MASK = (1 << STRIDE) - 1;
@@ -40,32 +42,77 @@ export function rowVectors(lines: readonly (readonly string[])[]): { start: numb
   for (let start = 0; start < lines.length; start += STRIDE) {
     const parts: string[] = [];
     const end = Math.min(lines.length, start + ROW_LINES);
+    const caps = rowCaps(entries.slice(start, end));
+    const used = caps && new Map<string, number>();
     for (let k = start; k < end; k++) {
       const base = (k - start) * LINE_SLOT + 1;
-      for (const { lexeme, offset } of entries[k]!) parts.push(`${lexeme}${base + offset}`);
+      used?.clear();
+      for (const { lexeme, offset } of entries[k]!.list) {
+        const cap = caps?.get(lexeme);
+        if (cap !== undefined && used) {
+          const n = (used.get(lexeme) ?? 0) + 1;
+          used.set(lexeme, n);
+          if (n > cap) continue;
+        }
+        parts.push(`${lexeme}${base + offset}`);
+      }
     }
     rows.push({ start, words: parts.join(' ') });
   }
   return rows;
 }
 
-/** A line's indexed words as `'word':` and their offsets: WORDS_PER_LINE words, POSITIONS_PER_LINE of each. */
-function lineEntries(words: readonly string[]) {
-  const entries: { lexeme: string; offset: number }[] = [];
+interface LineEntries {
+  list: { lexeme: string; offset: number }[];
+  /** Lexemes held more than POSITIONS_PER_LINE times in the line. */
+  frequent?: Set<string>;
+}
+
+/**
+ * Per line, how many positions a word held more than 256 times in the row may keep: each line its
+ * first n, n as large as fits in 256 (at least POSITIONS_PER_LINE). Undefined when no word needs it.
+ */
+function rowCaps(lines: readonly LineEntries[]): Map<string, number> | undefined {
+  if (!lines.some((l) => l.frequent)) return undefined;
+  const counts = new Map<string, number[]>();
+  for (const line of lines) for (const lexeme of line.frequent ?? []) counts.set(lexeme, []);
+  for (const line of lines) {
+    const inLine = new Map<string, number>();
+    for (const { lexeme } of line.list)
+      if (counts.has(lexeme)) inLine.set(lexeme, (inLine.get(lexeme) ?? 0) + 1);
+    for (const [lexeme, n] of inLine) counts.get(lexeme)!.push(n);
+  }
+  const caps = new Map<string, number>();
+  for (const [lexeme, perLine] of counts) {
+    const kept = (cap: number) => perLine.reduce((sum, n) => sum + Math.min(n, cap), 0);
+    if (kept(MAX_POSITIONS) <= MAX_POSITIONS) continue;
+    let cap = POSITIONS_PER_LINE;
+    while (kept(cap + 1) <= MAX_POSITIONS) cap++;
+    caps.set(lexeme, cap);
+  }
+  return caps.size ? caps : undefined;
+}
+
+/** A line's indexed words as `'word':` and their offsets: WORDS_PER_LINE words, 256 positions of each. */
+function lineEntries(words: readonly string[]): LineEntries {
+  const list: { lexeme: string; offset: number }[] = [];
   // Only a line of more than POSITIONS_PER_LINE words can hold a word more often.
   const seen = words.length > POSITIONS_PER_LINE ? new Map<string, number>() : undefined;
+  const frequent = new Set<string>();
   const count = Math.min(words.length, WORDS_PER_LINE);
   for (let offset = 0; offset < count; offset++) {
     const word = words[offset]!;
     if (!fitsLexeme(word)) continue;
+    const lexeme = `'${word}':`;
     if (seen) {
-      const n = (seen.get(word) ?? 0) + 1;
-      seen.set(word, n);
-      if (n > POSITIONS_PER_LINE) continue;
+      const n = (seen.get(lexeme) ?? 0) + 1;
+      seen.set(lexeme, n);
+      if (n > MAX_POSITIONS) continue;
+      if (n > POSITIONS_PER_LINE) frequent.add(lexeme);
     }
-    entries.push({ lexeme: `'${word}':`, offset });
+    list.push({ lexeme, offset });
   }
-  return entries;
+  return frequent.size ? { list, frequent } : { list };
 }
 
 // A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.

@@ -46,6 +46,14 @@ const events = [
     14: 'a numbat',
     30: `${words('x', 680)} emu ${words('y', 10)} quokka`,
   }),
+  // A phrase after its first word's 10th use in a line (a long line of speech), and in a row that
+  // holds that word more than 256 times.
+  episode('ep-repeats', 45, {
+    5: `${Array(12).fill('ibis and').join(' ')} ibis heron`,
+    20: Array(130).fill('crane').join(' '),
+    21: Array(130).fill('crane').join(' '),
+    22: `${Array(30).fill('crane and').join(' ')} crane stork`,
+  }),
 ];
 
 describe.each<Engine>(['postgres', 'pglite'])('the exact passage check (%s)', (engine) => {
@@ -122,5 +130,10 @@ describe.each<Engine>(['postgres', 'pglite'])('the exact passage check (%s)', (e
     expect(await search('"x679 emu"')).toEqual(new Map([['ep-long', [31]]]));
     // Words past the 681st of a line are not indexed (docs/search.md, "Index design").
     expect(await search('quokka')).toEqual(new Map());
+  });
+
+  it('finds a phrase after its first word was said more than 10 times in the line', async () => {
+    expect(await search('"ibis heron"')).toEqual(new Map([['ep-repeats', [6]]]));
+    expect(await search('"crane stork"')).toEqual(new Map([['ep-repeats', [23]]]));
   });
 });
