@@ -226,6 +226,10 @@ export async function countByBucket(
   let perEpisode: string;
   if (keywords !== undefined) {
     const where = scopeConditions(params, scope);
+    // The scope narrows the rows before the exact step, as in searchEpisodes.
+    const scoped = where.length
+      ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
+      : [];
     // Matching passages that share lines count once: in each row, the starts with no matching start
     // in the PASSAGE_LINES - 1 before them, less one when the row's first one continues a group of
     // the row before (a start in that row's last PASSAGE_LINES - 1 at most PASSAGE_LINES - 1 back).
@@ -237,7 +241,7 @@ export async function countByBucket(
                      - case when lag(w.start) over ep = w.start - ${STRIDE}
                              and ((lag(w.mask) over ep >> ${STRIDE - overlap}) & ~((w.mask & -w.mask) - 1)) <> 0
                             then 1 else 0 end as groups
-                from ${matchingRows(params, keywords, [])} w join catalog_episodes e on e.id = w.episode_id
+                from ${matchingRows(params, keywords, scoped)} w join catalog_episodes e on e.id = w.episode_id
                ${whereOf(where)}
               window ep as (partition by w.episode_id order by w.start)) runs
        group by episode_id, published_at`;
