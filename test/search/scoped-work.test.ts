@@ -4,8 +4,8 @@ import type { Queryable } from '../../src/db/db.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
 
-// A keyword timeseries scoped to one episode reads the index rows of that episode only, not every
-// row of every tenant's episodes holding the word (docs/search.md, "Index design": no query scans
+// A timeseries scoped to one episode reads the index rows of that episode only, not every row of
+// every episode holding the word or name (docs/search.md, "Index design": no query scans
 // all lines).
 const EPISODES = 12;
 
@@ -32,7 +32,7 @@ async function scannedRows(db: Queryable, run: (db: Queryable) => Promise<unknow
   return scanned;
 }
 
-describe('keyword timeseries work', () => {
+describe('timeseries work', () => {
   let h: SearchHarness;
   beforeAll(async () => {
     h = await searchHarness('postgres');
@@ -55,6 +55,16 @@ describe('keyword timeseries work', () => {
     });
     expect(counts).toEqual([{ bucket: new Date('2026-10-01T00:00:00Z'), episodes: 1, mentions: 1 }]);
     // ep-3 has 3 rows (starts 0, 20, 40); the other episodes' 33 rows are never read.
+    expect(Math.max(...scanned)).toBeLessThanOrEqual(3);
+  });
+
+  it('reads only the scoped episode’s rows to detect an entity’s mentions', async () => {
+    let counts: unknown;
+    const entity = { id: 'ent-wombat', names: [['wombat']], speaking: false };
+    const scanned = await scannedRows(h.db, async (db) => {
+      counts = await countByBucket(db, { episodeId: 'ep-3', entity }, undefined, 'month');
+    });
+    expect(counts).toEqual([{ bucket: new Date('2026-10-01T00:00:00Z'), episodes: 1, mentions: 60 }]);
     expect(Math.max(...scanned)).toBeLessThanOrEqual(3);
   });
 });
