@@ -1,14 +1,16 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCatalogEpisode } from '../../projections/catalog-episodes/queries.ts';
 import { podcastsByIds } from '../../projections/podcasts/queries.ts';
 import { findTranscript } from '../../projections/transcripts/queries.ts';
+import { catalogCapability } from '../../src/catalog/capability.ts';
 import { compact } from '../../src/catalog/compact.ts';
 import { episodeSchema, transcriptSchema } from '../../src/catalog/schemas.ts';
 import { publicLine, turnsOf } from '../../src/catalog/transcript-format.ts';
 import { toEpisode, toEpisodeTopic, toPodcastReference } from '../../src/catalog/views.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
 import { parseSrt, parseVtt } from './subtitles.ts';
-import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
+import { type CatalogHarness, catalogHarness, episodeOf, NOW, podcastEvent } from './support.ts';
 
 /** Text JSON escapes, or that a serializer might escape otherwise. */
 const TEXTS = [
@@ -24,9 +26,16 @@ describe('whole transcripts joined from kept JSON', () => {
   let h: CatalogHarness;
   /** The transcript schema's own serializer, as the routes used before the lines were kept. */
   const bySchema = Fastify();
+  /** The catalog's routes without the response cache, which would answer a repeated request itself. */
+  let uncached: FastifyInstance;
 
   beforeAll(async () => {
     h = await catalogHarness('postgres');
+    uncached = await buildHttpApp({
+      db: h.db,
+      cursorKey: Buffer.alloc(32, 3),
+      routes: catalogCapability({ now: () => NOW, cacheBytes: 0 }).routes ?? [],
+    });
     const event = episodeOf({
       id: 'ep-odd',
       podcastId: 'pod-1',
@@ -92,6 +101,7 @@ describe('whole transcripts joined from kept JSON', () => {
   });
   afterAll(async () => {
     await bySchema.close();
+    await uncached.close();
     await h.close();
   });
 
@@ -115,7 +125,11 @@ describe('whole transcripts joined from kept JSON', () => {
     const query: Record<string, string> = include.includes('topics') ? { topics: '1' } : {};
     const episode = await bySchema.inject({ url: '/episode', query });
     const transcript = await transcriptOf(episode.json().duration_seconds);
-    const got = await h.get('/v1/podcasts/episodes/ep-odd', { include });
+    const got = await uncached.inject({
+      url: '/v1/podcasts/episodes/ep-odd',
+      query: { include },
+      headers: h.headers,
+    });
     expect(got.statusCode).toBe(200);
     const whole = await bySchema.inject({ url: '/episode', query: { ...query, transcript: '1' } });
     expect(got.json()).toEqual(whole.json());
