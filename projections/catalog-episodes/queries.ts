@@ -1,6 +1,8 @@
 import { exactInstant, likeLiteral, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { CatalogTopic, EpisodeVideo } from '../../src/ingestion/catalog-events.ts';
+import { type PodcastReferenceRow, podcastReferenceOf } from '../podcasts/queries.ts';
+import { transcriptVersionOf } from '../transcripts/queries.ts';
 
 export interface EpisodeRow {
   id: string;
@@ -95,6 +97,24 @@ export async function findCatalogEpisode(db: Queryable, ref: string): Promise<Ep
     `select ${COLUMNS} from catalog_episodes where id = $1::text
      union all (select ${COLUMNS} from catalog_episodes where slug = $1::text order by published_at desc, id limit 1)
      limit 1`,
+    [ref],
+  );
+  return rows[0] ?? null;
+}
+
+/** An episode with its show's reference and the version of its transcript the transcripts model holds. */
+export interface EpisodeDetailRow extends EpisodeRow {
+  podcast: PodcastReferenceRow | null;
+  transcript_version: string | null;
+}
+
+/** findCatalogEpisode with the show's reference and the transcript version, in one statement. */
+export async function findEpisodeDetail(db: Queryable, ref: string): Promise<EpisodeDetailRow | null> {
+  const { rows } = await db.query<EpisodeDetailRow>(
+    `select e.*, ${podcastReferenceOf('e.podcast_id')} as podcast, ${transcriptVersionOf('e.id')} as transcript_version
+       from (select ${COLUMNS} from catalog_episodes where id = $1::text
+             union all (select ${COLUMNS} from catalog_episodes where slug = $1::text order by published_at desc, id limit 1)
+             limit 1) e`,
     [ref],
   );
   return rows[0] ?? null;

@@ -236,6 +236,18 @@ const PODCAST_COLUMNS = `p.id, p.title, p.slug, p.description, p.url, p.image_ur
   p.popularity, p.bias, p.political_context, p.suitability_tier, p.has_video, p.feed_url, p.apple_id,
   p.directory_ids, p.publisher`;
 
+/** What a reference to a show holds (src/catalog/views.ts, toPodcastReference). */
+export type PodcastReferenceRow = Pick<
+  PodcastRow,
+  'id' | 'title' | 'slug' | 'image_url' | 'popularity' | 'publisher'
+>;
+
+/** SQL: the reference row of the show `podcastId` names as JSON (null when none), to read it with what refers to it. */
+export const podcastReferenceOf = (podcastId: string) =>
+  `(select json_build_object('id', p.id, 'title', p.title, 'slug', p.slug, 'image_url', p.image_url,
+                             'popularity', p.popularity, 'publisher', p.publisher)
+      from podcasts p where p.id = ${podcastId})`;
+
 /** Shows by id, in no particular order, each with its episode count. */
 export async function podcastsByIds(db: Queryable, ids: readonly string[]): Promise<PodcastRow[]> {
   const { rows } = await db.query<PodcastRow>(

@@ -22,13 +22,16 @@ export async function findTranscript(db: Queryable, episodeId: string): Promise<
  * writes the lines, so the row's writing transaction (xmin) tells them apart.
  */
 export async function transcriptVersion(db: Queryable, episodeId: string): Promise<string | null> {
-  const { rows } = await db.query<{ v: string }>(
-    `select occurred_at::text || '@' || xmin::text as v
-       from episode_versions where projection = 'transcripts' and episode_id = $1::text`,
-    [episodeId],
-  );
+  const { rows } = await db.query<{ v: string | null }>(`select ${transcriptVersionOf('$1::text')} as v`, [
+    episodeId,
+  ]);
   return rows[0]?.v ?? null;
 }
+
+/** SQL: the transcript version (above) of the episode `episodeId` names, to read it with the episode. */
+export const transcriptVersionOf = (episodeId: string) =>
+  `(select occurred_at::text || '@' || xmin::text from episode_versions
+     where projection = 'transcripts' and episode_id = ${episodeId})`;
 
 export async function transcriptsByIds(
   db: Queryable,

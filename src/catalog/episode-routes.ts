@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { adsOfEpisode } from '../../projections/ads/queries.ts';
 import {
+  type EpisodeDetailRow,
   type EpisodeRow,
   findCatalogEpisode,
+  findEpisodeDetail,
   listEpisodes,
 } from '../../projections/catalog-episodes/queries.ts';
 import { listClips } from '../../projections/clips/queries.ts';
@@ -18,7 +20,7 @@ import { assertRange, instantOf, listOf } from './params.ts';
 import { companyEntityIds, entityIdsOf, entityReferences } from './references.ts';
 import type { responseCache } from './response-cache.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
-import { rendering, type transcriptCache } from './transcript-cache.ts';
+import { joined, type transcriptCache } from './transcript-cache.ts';
 import { publicLine } from './transcript-format.ts';
 import {
   sendTranscript,
@@ -34,6 +36,7 @@ import {
   toEpisodeReference,
   toEpisodeSpeaker,
   toEpisodeTopic,
+  toPodcastReference,
   toSegment,
 } from './views.ts';
 
@@ -53,6 +56,13 @@ function includesOf(value: string | undefined): Set<Include> {
 
 export async function episodeOr404(db: Queryable, ref: string): Promise<EpisodeRow> {
   const episode = await findCatalogEpisode(db, ref);
+  if (!episode) throw new NotFoundError('episode_not_found', `No episode ${ref}.`);
+  return episode;
+}
+
+/** The episode with its show's reference and transcript version (one query), or 404. */
+async function episodeDetailOr404(db: Queryable, ref: string): Promise<EpisodeDetailRow> {
+  const episode = await findEpisodeDetail(db, ref);
   if (!episode) throw new NotFoundError('episode_not_found', `No episode ${ref}.`);
   return episode;
 }
@@ -164,12 +174,13 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
       },
       async (request, reply) => {
         const include = includesOf(request.query.include);
-        const episode = await episodeOr404(app.db, request.params.id);
-        const podcasts = await podcastReferences(app.db, [episode.podcast_id]);
-        const podcast = podcasts.get(episode.podcast_id);
+        const episode = await episodeDetailOr404(app.db, request.params.id);
+        const podcast = episode.podcast ? toPodcastReference(episode.podcast) : undefined;
         const item: Record<string, unknown> = toEpisode(episode, podcast);
         const [transcript, segments, clips, ads, entities] = await Promise.all([
-          include.has('transcript') ? transcripts(app.db, episode.id) : null,
+          include.has('transcript')
+            ? transcripts.atVersion(app.db, episode.id, episode.transcript_version)
+            : null,
           include.has('segments') ? listSegments(app.db, { episodeId: episode.id }, 1000) : null,
           include.has('clips') ? listClips(app.db, { episodeId: episode.id }, 1000) : null,
           include.has('ads') ? adsOfEpisode(app.db, episode.id) : null,
@@ -194,9 +205,6 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         if (!include.has('transcript') || !transcript) return item;
         // The lines serialized once per transcript version (2,000 of them cost far more than the rest
         // of the request), joined to the episode serialized by its response schema.
-        const lines = rendering(transcript.lines, 'lines', () =>
-          JSON.stringify(transcript.lines.map(publicLine)),
-        );
         const head = JSON.stringify(
           compact({
             episode_id: episode.id,
@@ -209,11 +217,13 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         return reply
           .type('application/json; charset=utf-8')
           .send(
-            Buffer.concat([
-              Buffer.from(`${body.slice(0, -1)},"transcript":${head.slice(0, -1)},"lines":`),
-              lines,
-              Buffer.from('}}'),
-            ]),
+            joined(
+              transcript.lines,
+              'lines',
+              () => JSON.stringify(transcript.lines.map(publicLine)),
+              `${body.slice(0, -1)},"transcript":${head.slice(0, -1)},"lines":`,
+              '}}',
+            ),
           );
       },
     );
@@ -231,8 +241,8 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         },
       },
       async (request, reply) => {
-        const episode = await episodeOr404(app.db, request.params.id);
-        const transcript = await transcripts(app.db, episode.id);
+        const episode = await episodeDetailOr404(app.db, request.params.id);
+        const transcript = await transcripts.atVersion(app.db, episode.id, episode.transcript_version);
         if (!transcript)
           throw new NotFoundError('transcript_not_found', `Episode ${request.params.id} has no transcript.`);
         return sendTranscript(

@@ -3,7 +3,7 @@ import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
 import { transcriptSchema } from './schemas.ts';
-import { rendering } from './transcript-cache.ts';
+import { joined, rendering } from './transcript-cache.ts';
 import {
   CONTENT_TYPES,
   narrowLines,
@@ -91,9 +91,12 @@ export function sendTranscript(reply: FastifyReply, part: TranscriptPart, query:
   return reply
     .type('application/json; charset=utf-8')
     .send(
-      Buffer.concat([
-        Buffer.from(`${JSON.stringify(head).slice(0, -1)},`),
-        rendering(part.lines, 'dialogue', () => JSON.stringify(body()).slice(1)),
-      ]),
+      joined(
+        part.lines,
+        'dialogue',
+        () => JSON.stringify(body()).slice(1),
+        `${JSON.stringify(head).slice(0, -1)},`,
+        '',
+      ),
     );
 }

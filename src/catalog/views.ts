@@ -2,7 +2,12 @@ import type { AdRow } from '../../projections/ads/queries.ts';
 import type { EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
 import { catalogEpisodesByIds } from '../../projections/catalog-episodes/queries.ts';
 import type { ClipRow } from '../../projections/clips/queries.ts';
-import type { FormatRow, PodcastRow, TopicRow } from '../../projections/podcasts/queries.ts';
+import type {
+  FormatRow,
+  PodcastReferenceRow,
+  PodcastRow,
+  TopicRow,
+} from '../../projections/podcasts/queries.ts';
 import { podcastsByIds } from '../../projections/podcasts/queries.ts';
 import type { SegmentRow } from '../../projections/segments/queries.ts';
 import type { Queryable } from '../db/db.ts';
@@ -92,7 +97,7 @@ export function toPodcast(
   });
 }
 
-export const toPodcastReference = (p: PodcastRow) =>
+export const toPodcastReference = (p: PodcastReferenceRow) =>
   compact({
     id: p.id,
     title: p.title,

@@ -1,11 +1,16 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findCatalogEpisode } from '../../projections/catalog-episodes/queries.ts';
+import { podcastsByIds } from '../../projections/podcasts/queries.ts';
 import { findTranscript } from '../../projections/transcripts/queries.ts';
+import { catalogCapability } from '../../src/catalog/capability.ts';
 import { compact } from '../../src/catalog/compact.ts';
-import { transcriptSchema } from '../../src/catalog/schemas.ts';
+import { episodeSchema, transcriptSchema } from '../../src/catalog/schemas.ts';
 import { publicLine, turnsOf } from '../../src/catalog/transcript-format.ts';
+import { toEpisode, toEpisodeTopic, toPodcastReference } from '../../src/catalog/views.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
 import { parseSrt, parseVtt } from './subtitles.ts';
-import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
+import { type CatalogHarness, catalogHarness, episodeOf, NOW, podcastEvent } from './support.ts';
 
 /** Text JSON escapes, or that a serializer might escape otherwise. */
 const TEXTS = [
@@ -21,14 +26,37 @@ describe('whole transcripts joined from kept JSON', () => {
   let h: CatalogHarness;
   /** The transcript schema's own serializer, as the routes used before the lines were kept. */
   const bySchema = Fastify();
+  /** The catalog's routes without the response cache, which would answer a repeated request itself. */
+  let uncached: FastifyInstance;
 
   beforeAll(async () => {
     h = await catalogHarness('postgres');
-    const event = episodeOf({ id: 'ep-odd', podcastId: 'pod-1', durationSeconds: 125 });
+    uncached = await buildHttpApp({
+      db: h.db,
+      cursorKey: Buffer.alloc(32, 3),
+      routes: catalogCapability({ now: () => NOW, cacheBytes: 0 }).routes ?? [],
+    });
+    const event = episodeOf({
+      id: 'ep-odd',
+      podcastId: 'pod-1',
+      podcastTitle: 'Odd Show',
+      durationSeconds: 125,
+    });
     await h.ingest([
-      podcastEvent({ id: 'pod-1', title: 'Odd Show' }),
+      podcastEvent({
+        id: 'pod-1',
+        title: 'Odd Show',
+        slug: 'odd-show',
+        image_url: 'https://img.example/odd.png',
+        popularity: 0.1 + 0.2,
+        publisher: { id: 'pub-1', name: 'Pub "Q" ✓', slug: 'pub-q' },
+      }),
       {
         ...event,
+        episode: {
+          ...event.episode,
+          topics: [{ id: 't-1', name: 'Tech', slug: 'tech', ancestry: 'technology/tech' }],
+        },
         speakers: [{ id: 's1', name: 'Ann "A" Lee', role: 'HOST' }],
         transcript: {
           lines: TEXTS.map((text, i) => ({
@@ -55,11 +83,59 @@ describe('whole transcripts joined from kept JSON', () => {
         turns: turnsOf(lines),
       });
     });
+    // The episode as its response schema serializes it, from the read models queried one by one;
+    // with its transcript when asked.
+    bySchema.get<{ Querystring: { topics?: string; transcript?: string } }>(
+      '/episode',
+      { schema: { response: { 200: episodeSchema } } },
+      async (request) => {
+        const episode = (await findCatalogEpisode(h.db, 'ep-odd'))!;
+        const [podcast] = await podcastsByIds(h.db, [episode.podcast_id]);
+        return {
+          ...toEpisode(episode, podcast && toPodcastReference(podcast)),
+          ...(request.query.topics ? { topics: episode.topics.map(toEpisodeTopic) } : {}),
+          ...(request.query.transcript ? { transcript: await transcriptOf(episode.duration_seconds) } : {}),
+        };
+      },
+    );
   });
   afterAll(async () => {
     await bySchema.close();
+    await uncached.close();
     await h.close();
   });
+
+  const transcriptOf = async (durationSeconds: number) => {
+    const row = (await findTranscript(h.db, 'ep-odd'))!;
+    return compact({
+      episode_id: 'ep-odd',
+      language: row.language,
+      duration_seconds: durationSeconds,
+      excerpt: false,
+      lines: row.lines.map(publicLine),
+    });
+  };
+
+  /**
+   * include=transcript (with topics) as the route answers it, and the bytes it must be: the episode
+   * serialized by its schema, then its transcript's JSON (the kept lines are JSON.stringify'd; the
+   * schema's serializer would put required fields first, an equal JSON value, checked too).
+   */
+  const episodeBodies = async (include: string) => {
+    const query: Record<string, string> = include.includes('topics') ? { topics: '1' } : {};
+    const episode = await bySchema.inject({ url: '/episode', query });
+    const transcript = await transcriptOf(episode.json().duration_seconds);
+    const got = await uncached.inject({
+      url: '/v1/podcasts/episodes/ep-odd',
+      query: { include },
+      headers: h.headers,
+    });
+    expect(got.statusCode).toBe(200);
+    const whole = await bySchema.inject({ url: '/episode', query: { ...query, transcript: '1' } });
+    expect(got.json()).toEqual(whole.json());
+    const want = `${episode.body.slice(0, -1)},"transcript":${JSON.stringify(transcript)}}`;
+    return { got: got.rawPayload, want: Buffer.from(want) };
+  };
 
   it('answers the dialogue of a whole transcript as the response schema would', async () => {
     const want = (await bySchema.inject({ url: '/' })).json();
@@ -94,6 +170,25 @@ describe('whole transcripts joined from kept JSON', () => {
     }
   });
 
+  it('answers include=transcript byte for byte as the episode schema would, also once its body is joined', async () => {
+    for (const include of ['transcript', 'topics,transcript']) {
+      // Three times: rendered, then joined again to a kept rendering, then the joined body kept.
+      for (const _ of [1, 2, 3]) {
+        const { got, want } = await episodeBodies(include);
+        expect(got.equals(want)).toBe(true);
+      }
+    }
+    const { got } = await episodeBodies('transcript');
+    expect(JSON.parse(got.toString()).podcast).toEqual({
+      id: 'pod-1',
+      title: 'Odd Show',
+      slug: 'odd-show',
+      image_url: 'https://img.example/odd.png',
+      popularity: 0.1 + 0.2,
+      publisher: { id: 'pub-1', name: 'Pub "Q" ✓', slug: 'pub-q' },
+    });
+  });
+
   it('keeps subtitles parseable, and answers HEAD with the GET headers', async () => {
     const srt = await h.get('/v1/podcasts/episodes/ep-odd/transcript', { format: 'srt' });
     expect(parseSrt(srt.body)).toHaveLength(TEXTS.length);
@@ -114,5 +209,16 @@ describe('whole transcripts joined from kept JSON', () => {
       expect(head.headers['content-type']).toBe(get.headers['content-type']);
       expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(get.body));
     }
+  });
+
+  it('answers a show changed since, with the same transcript version, at once in include=transcript', async () => {
+    const before = JSON.parse((await episodeBodies('transcript')).got.toString());
+    expect(before.podcast.title).toBe('Odd Show');
+    await h.ingest([podcastEvent({ id: 'pod-1', title: 'Renamed Show' }, '2026-11-20T11:00:00Z')]);
+    const { got, want } = await episodeBodies('transcript');
+    expect(got.equals(want)).toBe(true);
+    const after = JSON.parse(got.toString());
+    expect(after.podcast.title).toBe('Renamed Show');
+    expect(after.transcript).toEqual(before.transcript);
   });
 });
