@@ -38,6 +38,8 @@ export function storableJson<T>(value: T): T {
  * Iterative, so no nesting depth can overflow the stack; findings come in document order.
  */
 export function unstorableText(root: unknown, rootPointer: string, found: ErrorDetail[] = []): ErrorDetail[] {
+  // Every request's body, path and query come here: pointers are built only when something is wrong.
+  if (allStorable(root)) return found;
   const check = (text: string, at: string) => {
     if (text.includes('\u0000'))
       found.push({ location: at, message: 'contains a NUL character (U+0000), which cannot be stored' });
@@ -64,4 +66,33 @@ export function unstorableText(root: unknown, rootPointer: string, found: ErrorD
     for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!);
   }
   return found;
+}
+
+const storable = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+
+/** Whether every string (value or key) in a JSON-like value is storable; iterative, no allocation per string. */
+function allStorable(root: unknown): boolean {
+  if (typeof root === 'string') return storable(root);
+  if (root === null || typeof root !== 'object') return true;
+  const pending: object[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        if (typeof item === 'string') {
+          if (!storable(item)) return false;
+        } else if (item !== null && typeof item === 'object') pending.push(item);
+      }
+      continue;
+    }
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      if (!storable(key)) return false;
+      const value = (node as Record<string, unknown>)[key];
+      if (typeof value === 'string') {
+        if (!storable(value)) return false;
+      } else if (value !== null && typeof value === 'object') pending.push(value);
+    }
+  }
+  return true;
 }

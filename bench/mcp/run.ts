@@ -168,11 +168,21 @@ try {
     const text = await (await fetch(`${url}/metrics`)).text();
     return Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1]);
   };
-  // The projector role polls in the same process: its CPU while idle is taken off each run's.
-  const idleStart = await cpuSeconds();
-  await sleep(3000);
-  const idlePerSecond = ((await cpuSeconds()) - idleStart) / 3;
-  const saturated = async (options: autocannon.Options) => {
+  // The projector role polls in the same process: its CPU while idle is taken off each run's. Measured
+  // right before each pair, after its warm-up, as the least of three one-second windows: just after
+  // start-up the process is still busy with work of its own (compiling, catching up), and a window
+  // that caught some of it made the subtraction larger than the run's own CPU.
+  const idleCpuPerSecond = async () => {
+    const windows: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = await cpuSeconds();
+      const started = performance.now();
+      await sleep(1000);
+      windows.push(((await cpuSeconds()) - before) / ((performance.now() - started) / 1000));
+    }
+    return Math.min(...windows);
+  };
+  const saturated = async (options: autocannon.Options, idlePerSecond: number) => {
     const before = await cpuSeconds();
     const started = performance.now();
     const { result } = await cannon(options);
@@ -198,8 +208,9 @@ try {
     };
     await cannon(restOptions, WARMUP);
     await cannon(mcpOptions, WARMUP);
-    const rest = await saturated(restOptions);
-    const mcp = await saturated(mcpOptions);
+    const idle = await idleCpuPerSecond();
+    const rest = await saturated(restOptions, idle);
+    const mcp = await saturated(mcpOptions, idle);
     let failed = failures(rest.result) + failures(mcp.result);
     /** Both at one rate, REST, MCP, MCP, REST; each side's latencies pooled. */
     const paced = async (rate: number) => {
@@ -221,7 +232,7 @@ try {
     };
     console.log(`\n${pair.tool}  vs  GET ${pair.rest.slice(0, 60)}`);
     console.log(
-      `  saturated   REST ${rest.result.requests.average.toFixed(0).padStart(6)} req/s (${(rest.cpu * 1e6).toFixed(0)} µs CPU each)   MCP ${mcp.result.requests.average.toFixed(0).padStart(6)} req/s (${(mcp.cpu * 1e6).toFixed(0)} µs CPU each)`,
+      `  saturated   REST ${rest.result.requests.average.toFixed(0).padStart(6)} req/s (${(rest.cpu * 1e6).toFixed(0)} µs CPU each)   MCP ${mcp.result.requests.average.toFixed(0).padStart(6)} req/s (${(mcp.cpu * 1e6).toFixed(0)} µs CPU each)   idle ${(idle * 1000).toFixed(0)} ms CPU/s`,
     );
     // The target's rate: half of what REST sustains.
     const rate = Math.max(1, Math.floor(rest.result.requests.average / 2));

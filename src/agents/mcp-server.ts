@@ -9,7 +9,7 @@ import { invalidArguments, type Tool, type ToolResult } from './tools.ts';
 /** Who sent a POST and which tool sets its URL serves: all a handler needs besides the message. */
 export interface McpConnection {
   caller: AgentCaller;
-  sets: Set<ToolSet>;
+  sets: ReadonlySet<ToolSet>;
   /** The HTTP request id, carried into the tool's route call. */
   requestId: string;
 }
@@ -59,6 +59,11 @@ export function createMcpServer(
         'earshot: podcast intelligence. Resolve names to ids with the resolve tools, then read podcasts, episodes, transcripts, clips, ads and alerts. earshot_catalog lists every tool; earshot_call calls any of them.',
     },
   );
+  let byName: Map<string, Tool> | undefined;
+  const toolNamed = (name: unknown) => {
+    byName ??= new Map(tools().map((tool) => [tool.name, tool]));
+    return typeof name === 'string' ? byName.get(name) : undefined;
+  };
   const connectionOf = (requestId: string | number) => {
     const connection = transport.contextOf(requestId);
     if (!connection) throw new Error(`No POST is waiting for MCP request ${requestId}.`);
@@ -99,17 +104,15 @@ export function createMcpServer(
       };
     }
     if (call.params.name === SYSTEM_TOOLS.call.name) {
-      const target = tools().find((tool) => tool.name === args.name);
+      const target = toolNamed(args.name);
       if (!target)
         return invalidArguments(`No tool ${String(args.name)}; see earshot_catalog.`, [
           { location: 'arguments.name', message: 'is not a tool' },
         ]);
       return run(target, (args.arguments ?? {}) as Record<string, unknown>, connection);
     }
-    const tool = tools().find(
-      (candidate) => candidate.name === call.params.name && connection.sets.has(candidate.set),
-    );
-    if (!tool)
+    const tool = toolNamed(call.params.name);
+    if (!tool || !connection.sets.has(tool.set))
       return invalidArguments(`No tool ${call.params.name} on this connection; see earshot_catalog.`, [
         { location: 'name', message: 'is not a served tool' },
       ]);

@@ -18,6 +18,10 @@ const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest =>
 const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification =>
   'method' in message && !('id' in message);
 
+// The method first: parsing every message as an initialize would cost more than the rest.
+const isInitialize = (message: JSONRPCMessage) =>
+  'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+
 /** A refusal before any message reaches the server: the SDK transport's status and JSON-RPC error. */
 export interface PostRefusal {
   status: number;
@@ -55,10 +59,7 @@ export function readPost(
     if (!parsed.success) return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
     messages.push(parsed.data);
   }
-  // The method first: parsing every message as an initialize would cost more than the rest.
-  const initialize = (message: JSONRPCMessage) =>
-    'method' in message && message.method === 'initialize' && isInitializeRequest(message);
-  if (messages.some(initialize)) {
+  if (messages.some(isInitialize)) {
     if (messages.length > 1)
       return refusal(400, -32600, 'Invalid Request: Only one initialization request is allowed');
     return { messages };

@@ -119,24 +119,27 @@ export function buildTools(app: FastifyInstance, table: readonly ToolSpec[] = TO
   return tools;
 }
 
+const setNames = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The sets of a plain `/mcp`: every one (never changed by a caller, only read). */
+const ALL_SETS: ReadonlySet<ToolSet> = new Set(TOOL_SETS);
+
 /** Parses ?include= and ?exclude=; an unknown set name is reported by name. */
 export function selectSets(include: string | undefined, exclude: string | undefined) {
-  const parse = (value: string | undefined) =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-  const included = parse(include);
-  const excluded = parse(exclude) ?? [];
+  if (include === undefined && exclude === undefined) return { sets: ALL_SETS };
+  const included = include === undefined ? undefined : setNames(include);
+  const excluded = exclude === undefined ? [] : setNames(exclude);
   const unknown = [...(included ?? []), ...excluded].filter(
     (s) => !(TOOL_SETS as readonly string[]).includes(s),
   );
   if (unknown.length) return { unknown };
   const sets = new Set<ToolSet>(included ? ['system', ...(included as ToolSet[])] : TOOL_SETS);
   for (const set of excluded) if (set !== 'system') sets.delete(set as ToolSet);
-  return { sets };
+  return { sets: sets as ReadonlySet<ToolSet> };
 }
 
 const problemResult = (

@@ -63,6 +63,20 @@ export function presentedKey(request: FastifyRequest): string | undefined {
   return typeof fromQuery === 'string' && fromQuery ? fromQuery : undefined;
 }
 
+/** One `delegate` call: its header, and `release` once its request is over (a class, not a closure per call). */
+class Delegation {
+  readonly headers: Record<string, string>;
+  constructor(
+    private readonly delegations: Map<string, Principal>,
+    private readonly token: string,
+  ) {
+    this.headers = { [DELEGATION_HEADER]: token };
+  }
+  release() {
+    this.delegations.delete(this.token);
+  }
+}
+
 async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
   app.decorateRequest('principal', null);
   const delegations = new Map<string, Principal>();
@@ -71,7 +85,7 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
   app.decorate('delegate', (principal: Principal) => {
     const token = `${secret}.${++issued}`;
     delegations.set(token, principal);
-    return { headers: { [DELEGATION_HEADER]: token }, release: () => delegations.delete(token) };
+    return new Delegation(delegations, token);
   });
   app.decorate('isDelegated', (request: FastifyRequest) => {
     const delegation = request.headers[DELEGATION_HEADER];

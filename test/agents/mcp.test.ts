@@ -274,6 +274,51 @@ describe('the MCP tools', () => {
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toMatchObject({ error_code: 'invalid_parameter' });
   });
+
+  it('serves every set on a plain /mcp however narrow the connections before it, and names an unknown tool', async () => {
+    const listed = async (query: string) => {
+      const client = await connect(h.tenant.headers, query);
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      await client.close();
+      return names;
+    };
+    const every = await listed('');
+    expect(every).toContain('earshot_alert_list');
+    for (const query of ['?exclude=alerts,resolve,podcasts,advertising', '?include=', '?include=alerts']) {
+      expect((await listed(query)).length).toBeLessThan(every.length);
+      expect(await listed('')).toEqual(every);
+    }
+    const refused = await fetch(`${h.mcpUrl}?exclude=alerts,gossip`, {
+      method: 'POST',
+      headers: { ...h.tenant.headers, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error_code: 'invalid_parameter',
+      errors: [{ value: 'gossip' }],
+    });
+    expect(await listed('')).toEqual(every);
+
+    const client = await connect(h.tenant.headers, '?include=alerts');
+    const problem = (result: Awaited<ReturnType<Client['callTool']>>) =>
+      result.structuredContent as { error_code: string; errors: { location: string; message: string }[] };
+    const direct = await client.callTool({ name: 'earshot_nope', arguments: {} });
+    expect(direct.isError).toBe(true);
+    expect(problem(direct)).toMatchObject({
+      error_code: 'invalid_parameter',
+      errors: [{ location: 'name', message: 'is not a served tool' }],
+    });
+    for (const name of ['earshot_nope', 42, 'earshot_catalog', 'earshot_call', 'constructor']) {
+      const viaCall = await client.callTool({ name: 'earshot_call', arguments: { name, arguments: {} } });
+      expect(viaCall.isError).toBe(true);
+      expect(problem(viaCall)).toMatchObject({
+        error_code: 'invalid_parameter',
+        errors: [{ location: 'arguments.name', message: 'is not a tool' }],
+      });
+    }
+    await client.close();
+  });
 });
 
 describe('the MCP endpoint', () => {

@@ -3,8 +3,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findGrant } from '../../src/agents/oauth/store.ts';
+import { verifyEmail } from '../../src/platform/organizations.ts';
 import { ENTITY, seedEntity } from '../alerts/support.ts';
-import { type AgentsHarness, agentsHarness } from './support.ts';
+import { createTenant } from '../support/platform.ts';
+import { type AgentsHarness, agentsHarness, mcpPost } from './support.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -268,6 +270,58 @@ describe('the OAuth flow, driven by oauth4webapi against a listening server', ()
     expect(result.structuredContent).toMatchObject({ error_code: 'insufficient_scope' });
     expect((await mcp.callTool({ name: 'earshot_alert_list', arguments: {} })).isError).toBeFalsy();
     await mcp.close();
+  });
+
+  it("keeps callers apart on the one shared MCP server: a read-only grant and another project's key, at once", async () => {
+    const { params, verifier } = await authorize('mcp:read');
+    const { access_token: token } = await exchange(params, verifier);
+    const other = await createTenant(h.db);
+    await verifyEmail(h.db, other.organization.id, 'ops@example.com');
+    const grant = { authorization: `Bearer ${token}` };
+    const call = (headers: Record<string, string>, name: string, args: object) =>
+      mcpPost(
+        h.mcpUrl,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+        headers,
+      )
+        .then((response) => response.json())
+        .then((body) => (body as { id: number; result: ToolAnswer }).result);
+    type ToolAnswer = { isError?: boolean; structuredContent: Record<string, unknown> };
+    const create = {
+      title: 'Shared server',
+      entities: [ENTITY],
+      notifications: [{ type: 'EMAIL', email: 'ops@example.com' }],
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        const byGrant = i % 2 === 0;
+        const headers = byGrant ? grant : other.headers;
+        const name = i % 4 < 2 ? 'earshot_alert_create' : 'earshot_alert_list';
+        return {
+          byGrant,
+          name,
+          result: await call(headers, name, name === 'earshot_alert_create' ? create : {}),
+        };
+      }),
+    );
+    for (const { byGrant, name, result } of answers) {
+      const project = byGrant ? h.tenant.project.id : other.project.id;
+      if (name === 'earshot_alert_create' && byGrant) {
+        expect(result).toMatchObject({
+          isError: true,
+          structuredContent: { error_code: 'insufficient_scope' },
+        });
+      } else if (name === 'earshot_alert_create') {
+        expect(result.isError).toBeFalsy();
+        expect(result.structuredContent.project_id).toBe(project);
+      } else {
+        expect(result.isError).toBeFalsy();
+        const listed = result.structuredContent.data as { project_id: string }[];
+        expect(listed.every((alert) => alert.project_id === project)).toBe(true);
+      }
+    }
+    const created = answers.filter((a) => !a.byGrant && a.name === 'earshot_alert_create');
+    expect(new Set(created.map((a) => a.result.structuredContent.id)).size).toBe(6);
   });
 
   it('revokes a grant through RFC 7009: its refresh token stops working and MCP answers 401', async () => {

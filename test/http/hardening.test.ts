@@ -256,6 +256,15 @@ describe('walks over request values', () => {
     expect(found[0]!.location.startsWith('/deep/a~1b/0/a~1b/0/')).toBe(true);
   });
 
+  it('find nothing in storable values, and every bad key, item and string of a null-prototype object', () => {
+    const clean = { s: 'fine', n: [1, null, 'ok', { d: new Date(0) }], e: {} };
+    expect(unstorableText(clean, '')).toEqual([]);
+    expect(unstorableText('plain', 'query')).toEqual([]);
+    const query = Object.assign(Object.create(null) as object, { 'k\uD800': 'v', list: ['ok', 'x\u0000'] });
+    expect(unstorableText(query, 'query').map((e) => e.location)).toEqual(['query/k\uD800', 'query/list/1']);
+    expect(unstorableText('a\u0000', 'path')).toHaveLength(1);
+  });
+
   it('make values storable at any depth, keys included', () => {
     const cleaned = storableJson({ 'k\u0000': deep(100_000, '\uD800x'), when: new Date(0), n: [1, null] });
     expect(Object.keys(cleaned)).toEqual(['k', 'when', 'n']);
