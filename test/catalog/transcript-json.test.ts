@@ -13,6 +13,16 @@ import { parseSrt, parseVtt } from './subtitles.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, NOW, podcastEvent } from './support.ts';
 
 /** Text JSON escapes, or that a serializer might escape otherwise. */
+/** A show whose reference in an episode carries every field, one of them a float and one quoted. */
+const ODD_SHOW = {
+  id: 'pod-1',
+  title: 'Odd Show',
+  slug: 'odd-show',
+  image_url: 'https://img.example/odd.png',
+  popularity: 0.1 + 0.2,
+  publisher: { id: 'pub-1', name: 'Pub "Q" ✓', slug: 'pub-q' },
+};
+
 const TEXTS = [
   'She said "no" \\ then\tleft.',
   'Line\u2028separator and\u2029paragraph',
@@ -43,14 +53,7 @@ describe('whole transcripts joined from kept JSON', () => {
       durationSeconds: 125,
     });
     await h.ingest([
-      podcastEvent({
-        id: 'pod-1',
-        title: 'Odd Show',
-        slug: 'odd-show',
-        image_url: 'https://img.example/odd.png',
-        popularity: 0.1 + 0.2,
-        publisher: { id: 'pub-1', name: 'Pub "Q" ✓', slug: 'pub-q' },
-      }),
+      podcastEvent(ODD_SHOW),
       {
         ...event,
         episode: {
@@ -179,14 +182,7 @@ describe('whole transcripts joined from kept JSON', () => {
       }
     }
     const { got } = await episodeBodies('transcript');
-    expect(JSON.parse(got.toString()).podcast).toEqual({
-      id: 'pod-1',
-      title: 'Odd Show',
-      slug: 'odd-show',
-      image_url: 'https://img.example/odd.png',
-      popularity: 0.1 + 0.2,
-      publisher: { id: 'pub-1', name: 'Pub "Q" ✓', slug: 'pub-q' },
-    });
+    expect(JSON.parse(got.toString()).podcast).toEqual(ODD_SHOW);
   });
 
   it('keeps subtitles parseable, and answers HEAD with the GET headers', async () => {
