@@ -105,6 +105,10 @@ function scopeConditions(params: Params, s: EpisodeScope, within?: string): stri
 
 const whereOf = (where: string[]) => (where.length ? `where ${where.join(' and ')}` : '');
 
+/** Index rows `w` of the episodes passing the scope's conditions: none when it has none. */
+const rowsInScope = (where: string[]) =>
+  where.length ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`] : [];
+
 export interface EpisodeHit {
   episode_id: string;
   published_at: Date;
@@ -142,9 +146,7 @@ export async function searchEpisodes(
       : 'm.score desc, e.published_at desc, m.episode_id desc';
   // The best rank of each episode and its matching rows, grouped as the rows come; the scope
   // narrows the rows only when it has conditions.
-  const scoped = where.length
-    ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
-    : [];
+  const scoped = rowsInScope(where);
   const { rows } = await db.query<{
     episode_id: string;
     published_at: Date;
@@ -227,9 +229,7 @@ export async function countByBucket(
   if (keywords !== undefined) {
     const where = scopeConditions(params, scope);
     // The scope narrows the rows before the exact step, as in searchEpisodes.
-    const scoped = where.length
-      ? [`w.episode_id in (select e.id from catalog_episodes e ${whereOf(where)})`]
-      : [];
+    const scoped = rowsInScope(where);
     // Matching passages that share lines count once: in each row, the starts with no matching start
     // in the PASSAGE_LINES - 1 before them, less one when the row's first one continues a group of
     // the row before (a start in that row's last PASSAGE_LINES - 1 at most PASSAGE_LINES - 1 back).
@@ -255,16 +255,13 @@ export async function countByBucket(
     const id = params.p(entity.id, 'text');
     const names = entity.names;
     // The scope's other filters narrow the rows before the names' lines are read.
-    const filters = scopeConditions(params, rest);
-    const scoped = filters.length
-      ? ` and w.episode_id in (select e.id from catalog_episodes e ${whereOf(filters)})`
-      : '';
+    const scoped = rowsInScope(scopeConditions(params, rest));
     // Each mentioning line counted once: in the row of which it is an own line. offset 0: the lines
     // are counted in the scan, so the grouping never carries the tsvectors.
     const detected = names.length
       ? `select d.episode_id, sum(d.n)::int as n
            from (select w.episode_id, bit_count(${nameLines(params, 'w.words', names)}::bit(${STRIDE}))::int as n
-                   from search_passage_rows w where w.words @@ ${params.p(anyTerm(names), 'tsquery')}${scoped} offset 0) d
+                   from search_passage_rows w ${whereOf([`w.words @@ ${params.p(anyTerm(names), 'tsquery')}`, ...scoped])} offset 0) d
           group by d.episode_id`
       : 'select null::text as episode_id, 0 as n where false';
     const produced = `select episode_id, mention_count from search_mentions where entity_id = ${id}`;

@@ -21,14 +21,7 @@ import {
 } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { runCli, schemaUrl } from '../support/cli.ts';
-import {
-  createPgliteDb,
-  createTestDb,
-  ENGINES,
-  type Engine,
-  TEST_DATABASE_URL,
-  type TestDb,
-} from '../support/db.ts';
+import { createDb, createTestDb, ENGINES, TEST_DATABASE_URL, type TestDb } from '../support/db.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../schemas/migrations/', import.meta.url));
 // The first landed text of the migrations edited afterwards (0002, 0003, 0030).
@@ -40,12 +33,6 @@ function copyMigrations(upTo = Number.POSITIVE_INFINITY): string {
   for (const file of readdirSync(MIGRATIONS))
     if (Number(file.slice(0, 4)) <= upTo) copyFileSync(join(MIGRATIONS, file), join(dir, file));
   return dir;
-}
-
-async function openUnmigrated(engine: Engine): Promise<{ db: Db; drop(): Promise<void> }> {
-  if (engine === 'postgres') return createTestDb({ migrated: false });
-  const db = await createPgliteDb({ migrated: false });
-  return { db, drop: () => db.close() };
 }
 
 /** Tables, columns, constraints, indexes and functions of the current schema, schema name left out. */
@@ -76,7 +63,7 @@ async function schemaShape(db: Db): Promise<string[]> {
 describe.each(ENGINES)('migrate on %s', (engine) => {
   let opened: { db: Db; drop(): Promise<void> }[] = [];
   const open = async () => {
-    const handle = await openUnmigrated(engine);
+    const handle = await createDb(engine, { migrated: false });
     opened.push(handle);
     return handle.db;
   };

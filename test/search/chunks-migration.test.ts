@@ -1,23 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { storedLines, transcriptsProjection } from '../../projections/transcripts/projection.ts';
 import { linesAt } from '../../projections/transcripts/queries.ts';
-import type { Db } from '../../src/db/db.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { episodeEvent } from '../fixtures/events.ts';
-import { createPgliteDb, createTestDb, ENGINES, type Engine } from '../support/db.ts';
+import { createDb, ENGINES } from '../support/db.ts';
 import { catchUp } from '../support/projections.ts';
 
 // Migration 0170 fills transcript_chunks from the transcripts already stored, as the transcripts
 // projection writes them (docs/search.md, "Lines are not copied").
 const CHUNKS = 170;
-
-async function unmigrated(engine: Engine): Promise<{ db: Db; drop(): Promise<void> }> {
-  if (engine === 'postgres') return createTestDb({ migrated: false });
-  const db = await createPgliteDb({ migrated: false });
-  return { db, drop: () => db.close() };
-}
 
 const lines = Array.from({ length: 40 }, (_, i) => `Line ${i + 1}: the wombat fund.`);
 
@@ -26,7 +19,7 @@ describe.each(ENGINES)('migration 0170 on %s', (engine) => {
   afterAll(() => drop?.());
 
   it('chunks the transcripts stored before it exactly as the projection chunks new ones', async () => {
-    const made = await unmigrated(engine);
+    const made = await createDb(engine, { migrated: false });
     drop = made.drop;
     const { db } = made;
     await migrate(

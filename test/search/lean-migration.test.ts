@@ -1,23 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { anyTerm } from '../../projections/search-passages/passages.ts';
-import type { Db } from '../../src/db/db.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
-import { createPgliteDb, createTestDb, ENGINES, type Engine } from '../support/db.ts';
+import { createDb, ENGINES } from '../support/db.ts';
 
 const LEAN = 100;
-
-async function unmigrated(engine: Engine): Promise<{ db: Db; drop(): Promise<void> }> {
-  if (engine === 'postgres') return createTestDb({ migrated: false });
-  const db = await createPgliteDb({ migrated: false });
-  return { db, drop: () => db.close() };
-}
 
 describe.each(ENGINES)('migration 0100 on %s', (engine) => {
   let drop: (() => Promise<void>) | undefined;
   afterAll(() => drop?.());
 
   it('upgrades an index built before it: rows keep their words and are still found', async () => {
-    const made = await unmigrated(engine);
+    const made = await createDb(engine, { migrated: false });
     drop = made.drop;
     const { db } = made;
     await migrate(

@@ -2,28 +2,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { searchPassagesProjection } from '../../projections/search-passages/projection.ts';
 import { searchEpisodes } from '../../projections/search-passages/queries.ts';
-import type { Db } from '../../src/db/db.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { episodeEvent } from '../fixtures/events.ts';
-import { createPgliteDb, createTestDb, ENGINES, type Engine } from '../support/db.ts';
+import { createDb, ENGINES } from '../support/db.ts';
 import { catchUp } from '../support/projections.ts';
 
 const ROWS = 200;
-
-async function unmigrated(engine: Engine): Promise<{ db: Db; drop(): Promise<void> }> {
-  if (engine === 'postgres') return createTestDb({ migrated: false });
-  const db = await createPgliteDb({ migrated: false });
-  return { db, drop: () => db.close() };
-}
 
 describe.each(ENGINES)('migration 0200 on %s', (engine) => {
   let drop: (() => Promise<void>) | undefined;
   afterAll(() => drop?.());
 
   it('leaves the old index in place and fills the new rows from the event log', async () => {
-    const made = await unmigrated(engine);
+    const made = await createDb(engine, { migrated: false });
     drop = made.drop;
     const { db } = made;
     await migrate(

@@ -44,8 +44,12 @@ export async function createPgliteDb(options: { migrated?: boolean } = {}): Prom
 export const ENGINES = ['postgres', 'pglite'] as const;
 export type Engine = (typeof ENGINES)[number];
 
-export async function createDb(engine: Engine): Promise<{ db: Db; drop(): Promise<void> }> {
-  if (engine === 'postgres') return createTestDb();
-  const db = await createPgliteDb();
+/** A fresh database on `engine`, migrated unless `migrated` is false. */
+export async function createDb(
+  engine: Engine,
+  options: { migrated?: boolean } = {},
+): Promise<{ db: Db; drop(): Promise<void> }> {
+  if (engine === 'postgres') return createTestDb(options);
+  const db = await createPgliteDb(options);
   return { db, drop: () => db.close() };
 }
