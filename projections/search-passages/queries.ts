@@ -127,6 +127,7 @@ export async function searchEpisodes(
   sort: 'relevance' | 'recency',
   limit: number,
   offset: number,
+  checkedRows = CHECKED_ROWS,
 ): Promise<EpisodeHit[]> {
   const params = new Params();
   const where = scopeConditions(params, scope);
@@ -140,13 +141,76 @@ export async function searchEpisodes(
     );
     return rows;
   }
+  const checked = keywords.all && keywords.terms.length > 1;
+  const settled =
+    checked && sort === 'relevance'
+      ? await bestRowsFirst(db, scope, keywords, offset + limit, checkedRows)
+      : undefined;
+  const page = settled
+    ? settled.slice(offset, offset + limit)
+    : await rankAll(db, params, where, keywords, sort, limit, offset);
+  if (page.length === 0) return [];
+  if (page.every((hit) => hit.masks)) return page.map((hit) => withStarts(hit, hit.masks!));
+  // The matching passages of the page's episodes only: the exact step on their rows.
+  const pageParams = new Params();
+  const { rows: passages } = await db.query<{ episode_id: string; start: number; mask: number }>(
+    `select w.episode_id, w.start, w.mask
+       from ${matchingRows(pageParams, keywords, [
+         `w.episode_id = any(${pageParams.p(
+           page.map((r) => r.episode_id),
+           'text[]',
+         )})`,
+       ])} w
+      order by w.episode_id, w.start`,
+    pageParams.values,
+  );
+  const masks = new Map<string, Map<number, number>>();
+  for (const p of passages) {
+    const of = masks.get(p.episode_id) ?? new Map<number, number>();
+    masks.set(p.episode_id, of.set(p.start, p.mask));
+  }
+  return page.map((hit) => withStarts(hit, masks.get(hit.episode_id) ?? new Map()));
+}
+
+/** An episode ranked: its best row's start, and the masks of its matching rows when they are all known. */
+interface Ranked {
+  episode_id: string;
+  published_at: Date;
+  score: number;
+  bestRow: number;
+  masks?: Map<number, number>;
+}
+
+/** The hit of a ranked episode given its matching rows' masks (start → mask). */
+function withStarts(hit: Ranked, masks: ReadonlyMap<number, number>): EpisodeHit {
+  const found = [...masks].sort(([a], [b]) => a - b).flatMap(([start, mask]) => startsOf(start, mask));
+  return {
+    episode_id: hit.episode_id,
+    published_at: hit.published_at,
+    score: hit.score,
+    starts: found,
+    best_start: startsOf(hit.bestRow, masks.get(hit.bestRow) ?? 0)[0] ?? found[0] ?? null,
+  };
+}
+
+/**
+ * The episodes of a keyword filter ranked over all their matching rows (a page from \`offset\`):
+ * the best rank of each episode and its rows, grouped as the rows come; the scope narrows the rows
+ * only when it has conditions.
+ */
+async function rankAll(
+  db: Queryable,
+  params: Params,
+  where: string[],
+  keywords: KeywordFilter,
+  sort: 'relevance' | 'recency',
+  limit: number,
+  offset: number,
+): Promise<Ranked[]> {
   const order =
     sort === 'recency'
       ? 'e.published_at desc, m.episode_id desc'
       : 'm.score desc, e.published_at desc, m.episode_id desc';
-  // The best rank of each episode and its matching rows, grouped as the rows come; the scope
-  // narrows the rows only when it has conditions.
-  const scoped = rowsInScope(where);
   const { rows } = await db.query<{
     episode_id: string;
     published_at: Date;
@@ -157,45 +221,83 @@ export async function searchEpisodes(
     `select m.episode_id, e.published_at, m.score, m.starts, m.ranks
        from (select w.episode_id, max(w.rank)::float8 as score, array_agg(w.start) as starts,
                     array_agg(w.rank) as ranks
-               from ${rankedRows(params, keywords, scoped)} w
+               from ${rankedRows(params, keywords, rowsInScope(where))} w
               group by w.episode_id) m
        join catalog_episodes e on e.id = m.episode_id
       order by ${order}
       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
     params.values,
   );
-  if (rows.length === 0) return [];
-  // The matching passages of the page's episodes only: the exact step on their rows.
-  const page = new Params();
-  const { rows: passages } = await db.query<{ episode_id: string; start: number; mask: number }>(
-    `select w.episode_id, w.start, w.mask
-       from ${matchingRows(page, keywords, [
-         `w.episode_id = any(${page.p(
-           rows.map((r) => r.episode_id),
-           'text[]',
-         )})`,
-       ])} w
-      order by w.episode_id, w.start`,
-    page.values,
-  );
-  const masks = new Map<string, Map<number, number>>();
-  for (const p of passages) {
-    const of = masks.get(p.episode_id) ?? new Map<number, number>();
-    masks.set(p.episode_id, of.set(p.start, p.mask));
-  }
   return rows.map(({ starts, ranks, ...hit }) => {
-    // Rows in start order; the best is the highest rank, the first such row on a tie.
-    const order = starts.map((_, k) => k).sort((a, b) => starts[a]! - starts[b]!);
-    let best = order[0]!;
-    for (const k of order) if (ranks[k]! > ranks[best]!) best = k;
-    const of = masks.get(hit.episode_id) ?? new Map<number, number>();
-    const found = [...of].flatMap(([start, mask]) => startsOf(start, mask));
-    return {
-      ...hit,
-      starts: found,
-      best_start: startsOf(starts[best]!, of.get(starts[best]!) ?? 0)[0] ?? found[0] ?? null,
-    };
+    // The best row is the highest rank, the one with the first start on a tie.
+    let best = 0;
+    for (let k = 1; k < starts.length; k++)
+      if (ranks[k]! > ranks[best]! || (ranks[k] === ranks[best] && starts[k]! < starts[best]!)) best = k;
+    return { ...hit, bestRow: starts[best]! };
   });
+}
+
+/**
+ * Rows a relevance search on several required terms ranks and checks first, best rank first
+ * (docs/search.md, "Ranking the best rows first").
+ */
+export const CHECKED_ROWS = 512;
+
+/**
+ * The first \`want\` episodes by relevance of a keyword filter whose terms must all be in one
+ * passage, when the \`checkedRows\` candidate rows of best rank settle them; undefined when not.
+ * ts_rank of every candidate row is cheap beside the exact 5-line check, so only the best-ranked
+ * rows are checked: an episode with a matching row among them ranked above the first row left out
+ * has its score (no row left out ranks higher), and every episode without one ranks lower.
+ */
+async function bestRowsFirst(
+  db: Queryable,
+  scope: EpisodeScope,
+  keywords: KeywordFilter,
+  want: number,
+  checkedRows: number,
+): Promise<Ranked[] | undefined> {
+  const params = new Params();
+  const scoped = rowsInScope(scopeConditions(params, scope));
+  const q = params.p(everyTerm(keywords.terms), 'tsquery');
+  const n = checkedRows + want;
+  // The rows' words are read again by key for the n rows checked only, so the sort carries no words.
+  const { rows } = await db.query<{
+    episode_id: string;
+    start: number;
+    rank: number;
+    published_at: Date | null;
+    mask: number;
+  }>(
+    `select b.episode_id, b.start, b.rank::float8 as rank, e.published_at, ${passageStarts('w.words', keywords.terms, true, params)} as mask
+       from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
+               from search_passage_rows w ${whereOf([`w.words @@ ${q}`, ...scoped])}
+              order by rank desc limit ${params.p(n + 1, 'int')}) b
+       join search_passage_rows w on w.episode_id = b.episode_id and w.start = b.start
+       left join catalog_episodes e on e.id = b.episode_id
+      order by b.rank desc, e.published_at desc, b.episode_id desc, b.start`,
+    params.values,
+  );
+  // Without a row left out every candidate was checked; else only ranks above the first left out are sure.
+  const bound = rows.length > n ? rows[n]!.rank : Number.NEGATIVE_INFINITY;
+  // Rows in the episodes' order: an episode's first matching row is its best (the first start on a tie).
+  const episodes = new Map<string, Ranked>();
+  const every = rows.length <= n;
+  for (const row of rows.slice(0, n)) {
+    if (row.mask === 0 || row.published_at === null) continue;
+    const hit = episodes.get(row.episode_id);
+    if (hit === undefined)
+      episodes.set(row.episode_id, {
+        episode_id: row.episode_id,
+        published_at: row.published_at,
+        score: row.rank,
+        bestRow: row.start,
+        ...(every ? { masks: new Map([[row.start, row.mask]]) } : {}),
+      });
+    else hit.masks?.set(row.start, row.mask);
+  }
+  const settled = [...episodes.values()].filter((hit) => hit.score > bound);
+  return settled.length >= want || every ? settled : undefined;
 }
 
 /** Whether any episode matches: for the diagnostics of an empty page. */
