@@ -241,7 +241,7 @@ async function rankAll(
  * Rows a relevance search on several required terms ranks and checks first, best rank first
  * (docs/search.md, "Ranking the best rows first").
  */
-export const CHECKED_ROWS = 512;
+const CHECKED_ROWS = 1024;
 
 /**
  * The first \`want\` episodes by relevance of a keyword filter whose terms must all be in one

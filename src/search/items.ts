@@ -1,6 +1,6 @@
 import { catalogEpisodesByIds, type EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
 import { type ClipRow, clipsOfEpisodes } from '../../projections/clips/queries.ts';
-import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
+import { type PodcastRow, podcastsOfEpisodes } from '../../projections/podcasts/queries.ts';
 import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import type { KeywordFilter, ProducedMentions } from '../../projections/search-passages/queries.ts';
 import { type SegmentRow, segmentsOfEpisodes } from '../../projections/segments/queries.ts';
@@ -37,28 +37,31 @@ export function around(indexes: readonly number[], before: number, after: number
 
 /**
  * Episodes by id with their podcasts, segments and clips, and their transcript lines: only the
- * positions `wanted` names for an episode listed there (a sparse array), else every line.
+ * positions `wanted` names for an episode listed there (a sparse array), else every line. `wanted`
+ * may still be on its way: everything else is read meanwhile.
  */
 export async function loadEpisodes(
   db: Queryable,
   ids: readonly string[],
-  wanted: ReadonlyMap<string, readonly number[]> = new Map(),
+  wanted: ReadonlyMap<string, readonly number[]> | Promise<ReadonlyMap<string, readonly number[]>> = new Map(),
 ) {
-  const whole = ids.filter((id) => !wanted.has(id));
-  const [episodes, transcripts, sparse, segments, clips] = await Promise.all([
+  const lines = async () => {
+    const sparse = await wanted;
+    const whole = ids.filter((id) => !sparse.has(id));
+    const [transcripts, some] = await Promise.all([
+      whole.length ? transcriptsByIds(db, whole) : [],
+      linesAt(db, sparse),
+    ]);
+    return new Map<string, StoredLine[]>([...transcripts.map((t) => [t.episode_id, t.lines] as const), ...some]);
+  };
+  const [episodes, podcastRows, linesOf, segments, clips] = await Promise.all([
     catalogEpisodesByIds(db, ids),
-    whole.length ? transcriptsByIds(db, whole) : [],
-    linesAt(db, wanted),
+    podcastsOfEpisodes(db, ids),
+    lines(),
     segmentsOfEpisodes(db, ids),
     clipsOfEpisodes(db, ids),
   ]);
-  const podcasts = new Map(
-    (await podcastsByIds(db, [...new Set(episodes.map((e) => e.podcast_id))])).map((p) => [p.id, p]),
-  );
-  const linesOf = new Map<string, StoredLine[]>([
-    ...transcripts.map((t) => [t.episode_id, t.lines] as const),
-    ...sparse,
-  ]);
+  const podcasts = new Map(podcastRows.map((p) => [p.id, p]));
   return new Map(
     episodes.map((episode): [string, EpisodeParts] => [
       episode.id,

@@ -68,20 +68,22 @@ function requireEntity(filters: Filters) {
 
 /**
  * The page's episodes with the entity's mention lines: the producer's (whole transcript read) or
- * the detector's, run on the lines the index found (only those and their context read).
+ * the detector's, run on the lines the index found (only those and their context read). The
+ * producer's mentions, the index's lines and the episodes are read at once.
  */
 async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
-  const produced = await producedMentions(app.db, entity.entity.id, ids);
-  const candidates = await detectedLines(
-    app.db,
-    entity.names,
-    ids.filter((id) => !produced.has(id)),
-  );
-  const wanted = new Map(
-    [...candidates].map(([id, lines]) => [id, around(lines, contextLines, contextLines)] as const),
-  );
-  for (const id of ids) if (!produced.has(id) && !wanted.has(id)) wanted.set(id, []);
+  const found = Promise.all([
+    producedMentions(app.db, entity.entity.id, ids),
+    detectedLines(app.db, entity.names, ids),
+  ]);
+  const wanted = found.then(([produced, candidates]) => {
+    const lines = new Map<string, number[]>();
+    for (const id of ids)
+      if (!produced.has(id)) lines.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
+    return lines;
+  });
   const parts = await loadEpisodes(app.db, ids, wanted);
+  const [produced, candidates] = await found;
   const mentions = new Map(
     [...parts].map(([id, episode]) => [
       id,
