@@ -260,7 +260,10 @@ export async function podcastsByIds(db: Queryable, ids: readonly string[]): Prom
 }
 
 /** The podcasts of the catalog episodes by id: one round trip where the episodes' rows are read meanwhile. */
-export async function podcastsOfEpisodes(db: Queryable, episodeIds: readonly string[]): Promise<PodcastRow[]> {
+export async function podcastsOfEpisodes(
+  db: Queryable,
+  episodeIds: readonly string[],
+): Promise<PodcastRow[]> {
   const { rows } = await db.query<PodcastRow>(
     `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count
        from podcasts p left join podcast_formats fm on fm.podcast_id = p.id

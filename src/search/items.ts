@@ -43,7 +43,9 @@ export function around(indexes: readonly number[], before: number, after: number
 export async function loadEpisodes(
   db: Queryable,
   ids: readonly string[],
-  wanted: ReadonlyMap<string, readonly number[]> | Promise<ReadonlyMap<string, readonly number[]>> = new Map(),
+  wanted:
+    | ReadonlyMap<string, readonly number[]>
+    | Promise<ReadonlyMap<string, readonly number[]>> = new Map(),
 ) {
   const lines = async () => {
     const sparse = await wanted;
@@ -52,7 +54,10 @@ export async function loadEpisodes(
       whole.length ? transcriptsByIds(db, whole) : [],
       linesAt(db, sparse),
     ]);
-    return new Map<string, StoredLine[]>([...transcripts.map((t) => [t.episode_id, t.lines] as const), ...some]);
+    return new Map<string, StoredLine[]>([
+      ...transcripts.map((t) => [t.episode_id, t.lines] as const),
+      ...some,
+    ]);
   };
   const [episodes, podcastRows, linesOf, segments, clips] = await Promise.all([
     catalogEpisodesByIds(db, ids),

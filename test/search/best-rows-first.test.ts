@@ -23,16 +23,32 @@ const lines = (pairs: [at: number, gap: number][]) => {
 const events = [
   // Close pairs rank high; a pair 8 lines apart is a candidate row with no passage.
   ...[0, 1, 2, 3, 4, 5].map((i) =>
-    episodeEvent({ id: `ep-near-${i}`, publishedAt: `2026-10-0${i + 1}T08:00:00Z`, lines: lines([[i * 3, 0]]) }),
+    episodeEvent({
+      id: `ep-near-${i}`,
+      publishedAt: `2026-10-0${i + 1}T08:00:00Z`,
+      lines: lines([[i * 3, 0]]),
+    }),
   ),
   ...[0, 1, 2].map((i) =>
-    episodeEvent({ id: `ep-far-${i}`, publishedAt: `2026-09-0${i + 1}T08:00:00Z`, lines: lines([[2, 8 + i]]) }),
+    episodeEvent({
+      id: `ep-far-${i}`,
+      publishedAt: `2026-09-0${i + 1}T08:00:00Z`,
+      lines: lines([[2, 8 + i]]),
+    }),
   ),
   // Equal ranks, told apart by the date, then the id.
   ...['a', 'b', 'c'].map((s) =>
     episodeEvent({ id: `ep-tie-${s}`, publishedAt: '2026-08-01T08:00:00Z', lines: lines([[5, 3]]) }),
   ),
-  episodeEvent({ id: 'ep-mixed', publishedAt: '2026-07-01T08:00:00Z', lines: lines([[1, 9], [30, 2], [45, 0]]) }),
+  episodeEvent({
+    id: 'ep-mixed',
+    publishedAt: '2026-07-01T08:00:00Z',
+    lines: lines([
+      [1, 9],
+      [30, 2],
+      [45, 0],
+    ]),
+  }),
   episodeEvent({ id: 'ep-four', publishedAt: '2026-06-01T08:00:00Z', lines: lines([[10, 4]]) }),
 ];
 
