@@ -311,29 +311,77 @@ export interface TopicRow {
   episode_count: number;
 }
 
-/** Each show's topics, most episodes first, at most `limit` a show: its episodes' topics, then its declared ones. */
-export async function topicsOf(db: Queryable, ids: readonly string[], limit: number): Promise<TopicRow[]> {
-  const { rows } = await db.query<TopicRow>(
-    `select podcast_id, id, name, slug, ancestry, ancestry_path, episode_count from (
-       select *, row_number() over (partition by podcast_id order by episode_count desc, name, id) as n from (
-         select t.podcast_id, t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
-                min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
-                count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
-           from catalog_episode_topics t where t.podcast_id = any($1::text[])
-          group by t.podcast_id, t.topic_id
-         union all
-         select p.id, d->>'id', d->>'name', d->>'slug',
-                coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
-           from podcasts p cross join jsonb_array_elements(coalesce(p.topics, '[]')) d
-           -- a lookup per declared topic: an anti join would hash every show's topics
-           left join lateral (select 1 as found from catalog_episode_topics t
-                               where t.podcast_id = p.id and t.topic_id = d->>'id' limit 1) e on true
-          where p.id = any($1::text[]) and e.found is null
-       ) all_topics
-     ) numbered where n <= $2::int`,
-    [ids, limit],
+/** A show's page item: its row, its format profile (when it has episodes) and its topics. */
+export interface PodcastItemRow {
+  podcast: PodcastRow;
+  format?: FormatRow;
+  topics: TopicRow[];
+}
+
+/** JSON carries the format's instants as text; the views read them as instants. */
+type FormatJson = Omit<FormatRow, 'first_episode_published_at' | 'latest_episode_published_at' | 'computed_at'> & {
+  first_episode_published_at: string;
+  latest_episode_published_at: string;
+  computed_at: string;
+};
+
+/**
+ * Shows by id, in no particular order, each with its format profile (and the episodes of the
+ * trailing window before now) and its topics, most episodes first, at most `topicLimit`: its
+ * episodes' topics, then its declared ones. One statement: a list page reads its items in one
+ * round trip (docs/catalog.md, Benchmark).
+ */
+export async function podcastItemRows(
+  db: Queryable,
+  ids: readonly string[],
+  now: Date,
+  topicLimit: number,
+): Promise<PodcastItemRow[]> {
+  const { rows } = await db.query<PodcastRow & { format: FormatJson | null; topics: TopicRow[] }>(
+    `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
+            case when fm.podcast_id is not null then
+              to_jsonb(fm) || jsonb_build_object('episodes_in_window',
+                (select count(*)::int from podcast_format_episodes fe
+                  where fe.podcast_id = fm.podcast_id
+                    and fe.published_at > $2::timestamptz - interval '${ACTIVE_WINDOW_DAYS} days'
+                    and fe.published_at <= $2::timestamptz)) end as format,
+            coalesce((
+              select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
+                                                'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
+                                                'episode_count', tp.episode_count)
+                              order by tp.episode_count desc, tp.name, tp.id)
+                from (select * from (
+                        select t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
+                               min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
+                               count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
+                          from catalog_episode_topics t where t.podcast_id = p.id
+                         group by t.topic_id
+                        union all
+                        select d->>'id', d->>'name', d->>'slug', coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
+                          from jsonb_array_elements(coalesce(p.topics, '[]')) d
+                         where not exists (select 1 from catalog_episode_topics t
+                                            where t.podcast_id = p.id and t.topic_id = d->>'id')
+                      ) all_topics
+                      order by episode_count desc, name, id
+                      limit $3::int) tp), '[]') as topics
+       from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
+      where p.id = any($1::text[])`,
+    [ids, now, topicLimit],
   );
-  return rows;
+  return rows.map(({ format, topics, ...podcast }) => ({
+    podcast,
+    topics,
+    ...(format
+      ? {
+          format: {
+            ...format,
+            first_episode_published_at: new Date(format.first_episode_published_at),
+            latest_episode_published_at: new Date(format.latest_episode_published_at),
+            computed_at: new Date(format.computed_at),
+          },
+        }
+      : {}),
+  }));
 }
 
 /** The ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself. */

@@ -5,10 +5,9 @@ import {
   listPodcasts,
   type PodcastFilters,
   podcastIdsByApple,
-  podcastsByIds,
+  podcastItemRows,
   resolvePodcastId,
   resolveTopicAncestry,
-  topicsOf,
 } from '../../projections/podcasts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { NotFoundError } from '../errors.ts';
@@ -78,22 +77,20 @@ async function podcastItems(
   now: Date,
   topicLimit = 10,
 ) {
-  const ids = hits.map((h) => h.id);
-  const [rows, formats, topics] = await Promise.all([
-    podcastsByIds(db, ids),
-    formatsByIds(db, ids, now),
-    topicLimit > 0 ? topicsOf(db, ids, topicLimit) : Promise.resolve([]),
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const formatOf = new Map(formats.map((f) => [f.podcast_id, f]));
+  const rows = await podcastItemRows(
+    db,
+    hits.map((h) => h.id),
+    now,
+    topicLimit,
+  );
+  const byId = new Map(rows.map((r) => [r.podcast.id, r]));
   return hits.flatMap((hit) => {
-    const row = byId.get(hit.id);
-    if (!row) return [];
-    const format = formatOf.get(hit.id);
+    const item = byId.get(hit.id);
+    if (!item) return [];
     return [
-      toPodcast(row, {
-        ...(format ? { format } : {}),
-        topics: topics.filter((t) => t.podcast_id === hit.id),
+      toPodcast(item.podcast, {
+        ...(item.format ? { format: item.format } : {}),
+        topics: item.topics,
         ...(hit.match_quality ? { matchQuality: hit.match_quality } : {}),
         now,
       }),
