@@ -26,11 +26,6 @@ export interface PodcastFilters {
   now: Date;
 }
 
-export interface PodcastHit {
-  id: string;
-  match_quality?: MatchQuality;
-}
-
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
 const TOPIC_SHARE = 0.2;
 /** Words too common in show titles to find candidates by: they would match much of the catalog. */
@@ -92,13 +87,16 @@ function searchHits(params: Params, q: string): string {
     )`;
 }
 
-/** One page of shows matching the filters, in the order the spec asks for. */
-export async function listPodcasts(
+/**
+ * One page of shows matching the filters, in the order the spec asks for, read with their items
+ * (podcastItemRows) in the same statement.
+ */
+export async function listPodcastItems(
   db: Queryable,
   f: PodcastFilters,
   limit: number,
   offset: number,
-): Promise<PodcastHit[]> {
+): Promise<PodcastItemRow[]> {
   const params = new Params();
   const ctes: string[] = [];
   const joins: string[] = [];
@@ -171,18 +169,29 @@ export async function listPodcasts(
   else if (f.topicAncestry !== undefined && f.sort === 'relevance') order.push('ts.share desc');
   order.push('p.popularity desc nulls last', 'p.id');
 
-  const { rows } = await db.query<PodcastHit & { quality?: MatchQuality }>(
-    `${ctes.length ? `with ${ctes.join(',')}` : ''}
-     select p.id${q ? ', r.quality' : ''}
-       from podcasts p
+  // The page's rank is numbered in the page's own order: the items are read in a join that keeps none.
+  ctes.push(`
+    page as (
+      select p.id, ${q ? 'r.quality' : 'null::text'} as quality, row_number() over (order by ${order.join(', ')}) as rank
+        from podcasts p
+        left join podcast_formats fm on fm.podcast_id = p.id
+        ${joins.join('\n')}
+       ${where.length ? `where ${where.join(' and ')}` : ''}
+       order by ${order.join(', ')}
+       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}
+    )`);
+  const { rows } = await db.query<ItemRowJson & { quality: MatchQuality | null }>(
+    `with ${ctes.join(',')}
+     select page.quality, ${itemColumns(now(), params.p(ITEM_TOPICS, 'int'))}
+       from page join podcasts p on p.id = page.id
        left join podcast_formats fm on fm.podcast_id = p.id
-       ${joins.join('\n')}
-      ${where.length ? `where ${where.join(' and ')}` : ''}
-      order by ${order.join(', ')}
-      limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
+      order by page.rank`,
     params.values,
   );
-  return rows.map((row) => (row.quality ? { id: row.id, match_quality: row.quality } : { id: row.id }));
+  return rows.map(({ quality, ...row }) => ({
+    ...itemOf(row),
+    ...(quality ? { matchQuality: quality } : {}),
+  }));
 }
 
 export interface PodcastRow {
@@ -311,77 +320,92 @@ export interface TopicRow {
   episode_count: number;
 }
 
-/** A show's page item: its row, its format profile (when it has episodes) and its topics. */
+/** A show's item: its row, its format profile (when it has episodes) and its topics. */
 export interface PodcastItemRow {
   podcast: PodcastRow;
   format?: FormatRow;
   topics: TopicRow[];
+  /** Set by a search (q). */
+  matchQuality?: MatchQuality;
 }
 
+/** The topics a show's item lists in a list's page. */
+const ITEM_TOPICS = 10;
+
 /** JSON carries the format's instants as text; the views read them as instants. */
-type FormatJson = Omit<FormatRow, 'first_episode_published_at' | 'latest_episode_published_at' | 'computed_at'> & {
+type FormatJson = Omit<
+  FormatRow,
+  'first_episode_published_at' | 'latest_episode_published_at' | 'computed_at'
+> & {
   first_episode_published_at: string;
   latest_episode_published_at: string;
   computed_at: string;
 };
+type ItemRowJson = PodcastRow & { format: FormatJson | null; topics: TopicRow[] };
 
 /**
- * Shows by id, in no particular order, each with its format profile (and the episodes of the
- * trailing window before now) and its topics, most episodes first, at most `topicLimit`: its
- * episodes' topics, then its declared ones. One statement: a list page reads its items in one
- * round trip (docs/catalog.md, Benchmark).
+ * SQL: the columns of a show's item over `podcasts p left join podcast_formats fm`: its row, its
+ * format profile as JSON with the episodes of the trailing window before `now`, and its topics as
+ * JSON, most episodes first, at most `topicLimit`: its episodes' topics, then its declared ones.
+ * One statement reads a whole page: a query a page costs more than its rows (docs/catalog.md, Benchmark).
  */
+const itemColumns = (now: string, topicLimit: string) =>
+  `${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
+   case when fm.podcast_id is not null then
+     to_jsonb(fm) || jsonb_build_object('episodes_in_window',
+       (select count(*)::int from podcast_format_episodes fe
+         where fe.podcast_id = fm.podcast_id
+           and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
+           and fe.published_at <= ${now})) end as format,
+   coalesce((
+     select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
+                                       'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
+                                       'episode_count', tp.episode_count)
+                     order by tp.episode_count desc, tp.name, tp.id)
+       from (select * from (
+               select t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
+                      min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
+                      count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
+                 from catalog_episode_topics t where t.podcast_id = p.id
+                group by t.topic_id
+               union all
+               select d->>'id', d->>'name', d->>'slug', coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
+                 from jsonb_array_elements(coalesce(p.topics, '[]')) d
+                where not exists (select 1 from catalog_episode_topics t
+                                   where t.podcast_id = p.id and t.topic_id = d->>'id')
+             ) all_topics
+             order by episode_count desc, name, id
+             limit ${topicLimit}) tp), '[]') as topics`;
+
+const itemOf = ({ format, topics, ...podcast }: ItemRowJson): PodcastItemRow => ({
+  podcast,
+  topics,
+  ...(format
+    ? {
+        format: {
+          ...format,
+          first_episode_published_at: new Date(format.first_episode_published_at),
+          latest_episode_published_at: new Date(format.latest_episode_published_at),
+          computed_at: new Date(format.computed_at),
+        },
+      }
+    : {}),
+});
+
+/** Shows' items by id, in no particular order. */
 export async function podcastItemRows(
   db: Queryable,
   ids: readonly string[],
   now: Date,
   topicLimit: number,
 ): Promise<PodcastItemRow[]> {
-  const { rows } = await db.query<PodcastRow & { format: FormatJson | null; topics: TopicRow[] }>(
-    `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
-            case when fm.podcast_id is not null then
-              to_jsonb(fm) || jsonb_build_object('episodes_in_window',
-                (select count(*)::int from podcast_format_episodes fe
-                  where fe.podcast_id = fm.podcast_id
-                    and fe.published_at > $2::timestamptz - interval '${ACTIVE_WINDOW_DAYS} days'
-                    and fe.published_at <= $2::timestamptz)) end as format,
-            coalesce((
-              select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
-                                                'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
-                                                'episode_count', tp.episode_count)
-                              order by tp.episode_count desc, tp.name, tp.id)
-                from (select * from (
-                        select t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
-                               min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
-                               count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
-                          from catalog_episode_topics t where t.podcast_id = p.id
-                         group by t.topic_id
-                        union all
-                        select d->>'id', d->>'name', d->>'slug', coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
-                          from jsonb_array_elements(coalesce(p.topics, '[]')) d
-                         where not exists (select 1 from catalog_episode_topics t
-                                            where t.podcast_id = p.id and t.topic_id = d->>'id')
-                      ) all_topics
-                      order by episode_count desc, name, id
-                      limit $3::int) tp), '[]') as topics
+  const { rows } = await db.query<ItemRowJson>(
+    `select ${itemColumns('$2::timestamptz', '$3::int')}
        from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
       where p.id = any($1::text[])`,
     [ids, now, topicLimit],
   );
-  return rows.map(({ format, topics, ...podcast }) => ({
-    podcast,
-    topics,
-    ...(format
-      ? {
-          format: {
-            ...format,
-            first_episode_published_at: new Date(format.first_episode_published_at),
-            latest_episode_published_at: new Date(format.latest_episode_published_at),
-            computed_at: new Date(format.computed_at),
-          },
-        }
-      : {}),
-  }));
+  return rows.map(itemOf);
 }
 
 /** The ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself. */

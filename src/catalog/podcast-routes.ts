@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { listEpisodes } from '../../projections/catalog-episodes/queries.ts';
 import {
   formatsByIds,
-  listPodcasts,
+  listPodcastItems,
   type PodcastFilters,
+  type PodcastItemRow,
   podcastIdsByApple,
   podcastItemRows,
   resolvePodcastId,
@@ -70,31 +71,20 @@ interface PodcastListQuery {
   cursor?: string;
 }
 
-/** Podcasts (with topics and compact formats) in the order of ids. */
-async function podcastItems(
-  db: Queryable,
-  hits: readonly { id: string; match_quality?: string }[],
-  now: Date,
-  topicLimit = 10,
-) {
-  const rows = await podcastItemRows(
-    db,
-    hits.map((h) => h.id),
+const toItem = (item: PodcastItemRow, now: Date) =>
+  toPodcast(item.podcast, {
+    ...(item.format ? { format: item.format } : {}),
+    topics: item.topics,
+    ...(item.matchQuality ? { matchQuality: item.matchQuality } : {}),
     now,
-    topicLimit,
-  );
-  const byId = new Map(rows.map((r) => [r.podcast.id, r]));
-  return hits.flatMap((hit) => {
-    const item = byId.get(hit.id);
-    if (!item) return [];
-    return [
-      toPodcast(item.podcast, {
-        ...(item.format ? { format: item.format } : {}),
-        topics: item.topics,
-        ...(hit.match_quality ? { matchQuality: hit.match_quality } : {}),
-        now,
-      }),
-    ];
+  });
+
+/** Podcasts (with topics and compact formats) in the order of ids. */
+async function podcastItems(db: Queryable, ids: readonly string[], now: Date, topicLimit = 10) {
+  const byId = new Map((await podcastItemRows(db, ids, now, topicLimit)).map((r) => [r.podcast.id, r]));
+  return ids.flatMap((id) => {
+    const item = byId.get(id);
+    return item ? [toItem(item, now)] : [];
   });
 }
 
@@ -161,9 +151,9 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
           : { maxEpisodesPerWeek: query.max_episodes_per_week }),
         ...(query.publishing_status === undefined ? {} : { publishingStatus: query.publishing_status }),
       };
-      const hits = await listPodcasts(app.db, filters, query.limit + 1, offset);
-      const hasMore = hits.length > query.limit;
-      const data = await podcastItems(app.db, hits.slice(0, query.limit), now);
+      const items = await listPodcastItems(app.db, filters, query.limit + 1, offset);
+      const hasMore = items.length > query.limit;
+      const data = items.slice(0, query.limit).map((item) => toItem(item, now));
       return hasMore
         ? { data, has_more: true, cursor: pages.next(offset + query.limit) }
         : { data, has_more: false };
@@ -234,11 +224,7 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
             ? await podcastIdsByApple(app.db, identifiers)
             : await podcastIdsByDirectory(app.db, request.query.platform, identifiers);
         const now = deps.now();
-        const items = await podcastItems(
-          app.db,
-          [...new Set(found.values())].map((id) => ({ id })),
-          now,
-        );
+        const items = await podcastItems(app.db, [...new Set(found.values())], now);
         const byId = new Map(items.map((p) => [p.id, p]));
         return {
           results: identifiers.map((identifier) => {
@@ -276,7 +262,7 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
       async (request) => {
         const id = await podcastIdOr404(app.db, request.params.id);
         const [[item], extras] = await Promise.all([
-          podcastItems(app.db, [{ id }], deps.now(), request.query.topic_limit),
+          podcastItems(app.db, [id], deps.now(), request.query.topic_limit),
           deps.podcastExtras?.load(app.db, id),
         ]);
         return extras ? { ...item, ...extras } : item;
