@@ -347,7 +347,8 @@ type ItemRowJson = PodcastRow & { format: FormatJson | null; topics: TopicRow[] 
  * SQL: the columns of a show's item over `podcasts p left join podcast_formats fm`: its row, its
  * format profile as JSON with the episodes of the trailing window before `now`, and its topics as
  * JSON, most episodes first, at most `topicLimit`: its episodes' topics, then its declared ones.
- * One statement reads a whole page: a query a page costs more than its rows (docs/catalog.md, "The lists without the cache").
+ * One statement reads a whole page: each statement costs a round trip and a plan of its own
+ * (docs/catalog.md, "The lists without the cache").
  */
 const itemColumns = (now: string, topicLimit: string) =>
   `${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
