@@ -332,16 +332,22 @@ export interface PodcastItemRow {
 /** The topics a show's item lists in a list's page. */
 const ITEM_TOPICS = 10;
 
-/** JSON carries the format's instants as text; the views read them as instants. */
+/**
+ * JSON carries the format's instants as epoch milliseconds: as text they would be in the session's
+ * time zone, which a Date cannot always read (year 10000 east of UTC, offsets in seconds).
+ */
 type FormatJson = Omit<
   FormatRow,
   'first_episode_published_at' | 'latest_episode_published_at' | 'computed_at'
 > & {
-  first_episode_published_at: string;
-  latest_episode_published_at: string;
-  computed_at: string;
+  first_episode_published_at: number;
+  latest_episode_published_at: number;
+  computed_at: number;
 };
 type ItemRowJson = PodcastRow & { format: FormatJson | null; topics: TopicRow[] };
+
+/** SQL: an instant as whole epoch milliseconds (what a Date holds: the microseconds dropped). */
+const epochMs = (instant: string) => `floor(extract(epoch from ${instant}) * 1000)`;
 
 /**
  * SQL: the columns of a show's item over `podcasts p left join podcast_formats fm`: its row, its
@@ -357,7 +363,10 @@ const itemColumns = (now: string, topicLimit: string) =>
        (select count(*)::int from podcast_format_episodes fe
          where fe.podcast_id = fm.podcast_id
            and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
-           and fe.published_at <= ${now})) end as format,
+           and fe.published_at <= ${now}),
+       'first_episode_published_at', ${epochMs('fm.first_episode_published_at')},
+       'latest_episode_published_at', ${epochMs('fm.latest_episode_published_at')},
+       'computed_at', ${epochMs('fm.computed_at')}) end as format,
    coalesce((
      select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
                                        'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
