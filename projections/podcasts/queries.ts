@@ -26,11 +26,6 @@ export interface PodcastFilters {
   now: Date;
 }
 
-export interface PodcastHit {
-  id: string;
-  match_quality?: MatchQuality;
-}
-
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
 const TOPIC_SHARE = 0.2;
 /** Words too common in show titles to find candidates by: they would match much of the catalog. */
@@ -92,13 +87,16 @@ function searchHits(params: Params, q: string): string {
     )`;
 }
 
-/** One page of shows matching the filters, in the order the spec asks for. */
-export async function listPodcasts(
+/**
+ * One page of shows matching the filters, in the order the spec asks for, read with their items
+ * (podcastItemRows) in the same statement.
+ */
+export async function listPodcastItems(
   db: Queryable,
   f: PodcastFilters,
   limit: number,
   offset: number,
-): Promise<PodcastHit[]> {
+): Promise<PodcastItemRow[]> {
   const params = new Params();
   const ctes: string[] = [];
   const joins: string[] = [];
@@ -171,18 +169,29 @@ export async function listPodcasts(
   else if (f.topicAncestry !== undefined && f.sort === 'relevance') order.push('ts.share desc');
   order.push('p.popularity desc nulls last', 'p.id');
 
-  const { rows } = await db.query<PodcastHit & { quality?: MatchQuality }>(
-    `${ctes.length ? `with ${ctes.join(',')}` : ''}
-     select p.id${q ? ', r.quality' : ''}
-       from podcasts p
+  // The page's rank is numbered in the page's own order: the items are read in a join that keeps none.
+  ctes.push(`
+    page as (
+      select p.id, ${q ? 'r.quality' : 'null::text'} as quality, row_number() over (order by ${order.join(', ')}) as rank
+        from podcasts p
+        left join podcast_formats fm on fm.podcast_id = p.id
+        ${joins.join('\n')}
+       ${where.length ? `where ${where.join(' and ')}` : ''}
+       order by ${order.join(', ')}
+       limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}
+    )`);
+  const { rows } = await db.query<ItemRowJson & { quality: MatchQuality | null }>(
+    `with ${ctes.join(',')}
+     select page.quality, ${itemColumns(now(), params.p(ITEM_TOPICS, 'int'))}
+       from page join podcasts p on p.id = page.id
        left join podcast_formats fm on fm.podcast_id = p.id
-       ${joins.join('\n')}
-      ${where.length ? `where ${where.join(' and ')}` : ''}
-      order by ${order.join(', ')}
-      limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
+      order by page.rank`,
     params.values,
   );
-  return rows.map((row) => (row.quality ? { id: row.id, match_quality: row.quality } : { id: row.id }));
+  return rows.map(({ quality, ...row }) => ({
+    ...itemOf(row),
+    ...(quality ? { matchQuality: quality } : {}),
+  }));
 }
 
 export interface PodcastRow {
@@ -325,29 +334,102 @@ export interface TopicRow {
   episode_count: number;
 }
 
-/** Each show's topics, most episodes first, at most `limit` a show: its episodes' topics, then its declared ones. */
-export async function topicsOf(db: Queryable, ids: readonly string[], limit: number): Promise<TopicRow[]> {
-  const { rows } = await db.query<TopicRow>(
-    `select podcast_id, id, name, slug, ancestry, ancestry_path, episode_count from (
-       select *, row_number() over (partition by podcast_id order by episode_count desc, name, id) as n from (
-         select t.podcast_id, t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
-                min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
-                count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
-           from catalog_episode_topics t where t.podcast_id = any($1::text[])
-          group by t.podcast_id, t.topic_id
-         union all
-         select p.id, d->>'id', d->>'name', d->>'slug',
-                coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
-           from podcasts p cross join jsonb_array_elements(coalesce(p.topics, '[]')) d
-           -- a lookup per declared topic: an anti join would hash every show's topics
-           left join lateral (select 1 as found from catalog_episode_topics t
-                               where t.podcast_id = p.id and t.topic_id = d->>'id' limit 1) e on true
-          where p.id = any($1::text[]) and e.found is null
-       ) all_topics
-     ) numbered where n <= $2::int`,
-    [ids, limit],
+/** A show's item: its row, its format profile (when it has episodes) and its topics. */
+export interface PodcastItemRow {
+  podcast: PodcastRow;
+  format?: FormatRow;
+  topics: TopicRow[];
+  /** Set by a search (q). */
+  matchQuality?: MatchQuality;
+}
+
+/** The topics a show's item lists in a list's page. */
+const ITEM_TOPICS = 10;
+
+/**
+ * JSON carries the format's instants as epoch milliseconds: as text they would be in the session's
+ * time zone, which a Date cannot always read (year 10000 east of UTC, offsets in seconds).
+ */
+type FormatJson = Omit<
+  FormatRow,
+  'first_episode_published_at' | 'latest_episode_published_at' | 'computed_at'
+> & {
+  first_episode_published_at: number;
+  latest_episode_published_at: number;
+  computed_at: number;
+};
+type ItemRowJson = PodcastRow & { format: FormatJson | null; topics: TopicRow[] };
+
+/** SQL: an instant as whole epoch milliseconds (what a Date holds: the microseconds dropped). */
+const epochMs = (instant: string) => `floor(extract(epoch from ${instant}) * 1000)`;
+
+/**
+ * SQL: the columns of a show's item over `podcasts p left join podcast_formats fm`: its row, its
+ * format profile as JSON with the episodes of the trailing window before `now`, and its topics as
+ * JSON, most episodes first, at most `topicLimit`: its episodes' topics, then its declared ones.
+ * One statement reads a whole page: each statement costs a round trip and a plan of its own
+ * (docs/catalog.md, "The lists without the cache").
+ */
+const itemColumns = (now: string, topicLimit: string) =>
+  `${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
+   case when fm.podcast_id is not null then
+     to_jsonb(fm) || jsonb_build_object('episodes_in_window',
+       (select count(*)::int from podcast_format_episodes fe
+         where fe.podcast_id = fm.podcast_id
+           and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
+           and fe.published_at <= ${now}),
+       'first_episode_published_at', ${epochMs('fm.first_episode_published_at')},
+       'latest_episode_published_at', ${epochMs('fm.latest_episode_published_at')},
+       'computed_at', ${epochMs('fm.computed_at')}) end as format,
+   coalesce((
+     select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
+                                       'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
+                                       'episode_count', tp.episode_count)
+                     order by tp.episode_count desc, tp.name, tp.id)
+       from (select * from (
+               select t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
+                      min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
+                      count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
+                 from catalog_episode_topics t where t.podcast_id = p.id
+                group by t.topic_id
+               union all
+               select d->>'id', d->>'name', d->>'slug', coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
+                 from jsonb_array_elements(coalesce(p.topics, '[]')) d
+                where not exists (select 1 from catalog_episode_topics t
+                                   where t.podcast_id = p.id and t.topic_id = d->>'id')
+             ) all_topics
+             order by episode_count desc, name, id
+             limit ${topicLimit}) tp), '[]') as topics`;
+
+const itemOf = ({ format, topics, ...podcast }: ItemRowJson): PodcastItemRow => ({
+  podcast,
+  topics,
+  ...(format
+    ? {
+        format: {
+          ...format,
+          first_episode_published_at: new Date(format.first_episode_published_at),
+          latest_episode_published_at: new Date(format.latest_episode_published_at),
+          computed_at: new Date(format.computed_at),
+        },
+      }
+    : {}),
+});
+
+/** Shows' items by id, in no particular order. */
+export async function podcastItemRows(
+  db: Queryable,
+  ids: readonly string[],
+  now: Date,
+  topicLimit: number,
+): Promise<PodcastItemRow[]> {
+  const { rows } = await db.query<ItemRowJson>(
+    `select ${itemColumns('$2::timestamptz', '$3::int')}
+       from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
+      where p.id = any($1::text[])`,
+    [ids, now, topicLimit],
   );
-  return rows;
+  return rows.map(itemOf);
 }
 
 /** The ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself. */

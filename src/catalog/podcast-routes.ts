@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { listEpisodes } from '../../projections/catalog-episodes/queries.ts';
 import {
   formatsByIds,
-  listPodcasts,
+  listPodcastItems,
   type PodcastFilters,
+  type PodcastItemRow,
   podcastIdsByApple,
-  podcastsByIds,
+  podcastItemRows,
   resolvePodcastId,
   resolveTopicAncestry,
-  topicsOf,
 } from '../../projections/podcasts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { NotFoundError } from '../errors.ts';
@@ -71,33 +71,20 @@ interface PodcastListQuery {
   cursor?: string;
 }
 
+const toItem = (item: PodcastItemRow, now: Date) =>
+  toPodcast(item.podcast, {
+    ...(item.format ? { format: item.format } : {}),
+    topics: item.topics,
+    ...(item.matchQuality ? { matchQuality: item.matchQuality } : {}),
+    now,
+  });
+
 /** Podcasts (with topics and compact formats) in the order of ids. */
-async function podcastItems(
-  db: Queryable,
-  hits: readonly { id: string; match_quality?: string }[],
-  now: Date,
-  topicLimit = 10,
-) {
-  const ids = hits.map((h) => h.id);
-  const [rows, formats, topics] = await Promise.all([
-    podcastsByIds(db, ids),
-    formatsByIds(db, ids, now),
-    topicLimit > 0 ? topicsOf(db, ids, topicLimit) : Promise.resolve([]),
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const formatOf = new Map(formats.map((f) => [f.podcast_id, f]));
-  return hits.flatMap((hit) => {
-    const row = byId.get(hit.id);
-    if (!row) return [];
-    const format = formatOf.get(hit.id);
-    return [
-      toPodcast(row, {
-        ...(format ? { format } : {}),
-        topics: topics.filter((t) => t.podcast_id === hit.id),
-        ...(hit.match_quality ? { matchQuality: hit.match_quality } : {}),
-        now,
-      }),
-    ];
+async function podcastItems(db: Queryable, ids: readonly string[], now: Date, topicLimit = 10) {
+  const byId = new Map((await podcastItemRows(db, ids, now, topicLimit)).map((r) => [r.podcast.id, r]));
+  return ids.flatMap((id) => {
+    const item = byId.get(id);
+    return item ? [toItem(item, now)] : [];
   });
 }
 
@@ -164,9 +151,9 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
           : { maxEpisodesPerWeek: query.max_episodes_per_week }),
         ...(query.publishing_status === undefined ? {} : { publishingStatus: query.publishing_status }),
       };
-      const hits = await listPodcasts(app.db, filters, query.limit + 1, offset);
-      const hasMore = hits.length > query.limit;
-      const data = await podcastItems(app.db, hits.slice(0, query.limit), now);
+      const items = await listPodcastItems(app.db, filters, query.limit + 1, offset);
+      const hasMore = items.length > query.limit;
+      const data = items.slice(0, query.limit).map((item) => toItem(item, now));
       return hasMore
         ? { data, has_more: true, cursor: pages.next(offset + query.limit) }
         : { data, has_more: false };
@@ -237,11 +224,7 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
             ? await podcastIdsByApple(app.db, identifiers)
             : await podcastIdsByDirectory(app.db, request.query.platform, identifiers);
         const now = deps.now();
-        const items = await podcastItems(
-          app.db,
-          [...new Set(found.values())].map((id) => ({ id })),
-          now,
-        );
+        const items = await podcastItems(app.db, [...new Set(found.values())], now);
         const byId = new Map(items.map((p) => [p.id, p]));
         return {
           results: identifiers.map((identifier) => {
@@ -279,7 +262,7 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
       async (request) => {
         const id = await podcastIdOr404(app.db, request.params.id);
         const [[item], extras] = await Promise.all([
-          podcastItems(app.db, [{ id }], deps.now(), request.query.topic_limit),
+          podcastItems(app.db, [id], deps.now(), request.query.topic_limit),
           deps.podcastExtras?.load(app.db, id),
         ]);
         return extras ? { ...item, ...extras } : item;

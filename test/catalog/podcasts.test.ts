@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
+import { ENGINES } from '../support/db.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
 
 const AI = {
@@ -403,5 +404,32 @@ describe('podcasts read model and endpoints', () => {
         'cursor',
       ]),
     );
+  });
+});
+
+describe.each(ENGINES)("a show's item whatever the session's time zone, on %s", (engine) => {
+  let h: CatalogHarness;
+
+  beforeAll(async () => {
+    // East of UTC the last instant callers may send (docs/api-conventions.md) is in year 10000 locally.
+    h = await catalogHarness(engine, undefined, 'Europe/Berlin');
+    await h.ingest([
+      podcastEvent({ id: 'pod-far', title: 'Far Future' }),
+      episodeOf({ id: 'far-1', podcastId: 'pod-far', publishedAt: '9999-12-31T23:30:00Z', roles: ['HOST'] }),
+    ]);
+  });
+  afterAll(() => h.close());
+
+  it('reads the format instants as the full profile does: active, briefly tracked', async () => {
+    const profile = (await h.get('/v1/podcasts/pod-far/format')).json();
+    expect(profile).toMatchObject({
+      publishing_status: 'active',
+      latest_episode_published_at: '9999-12-31T23:30:00.000Z',
+    });
+    expect(profile.episodes_per_week).toBeUndefined();
+    const item = (await h.get('/v1/podcasts/pod-far')).json();
+    expect(item.format).toEqual({ has_video: false, avg_episode_minutes: 60, publishing_status: 'active' });
+    const [listed] = (await h.get('/v1/podcasts')).json().data;
+    expect(listed.format).toEqual(item.format);
   });
 });

@@ -25,9 +25,16 @@ export interface CatalogHarness {
   close(): Promise<void>;
 }
 
-/** A migrated database, an event store, the catalog's routes and a project key; `now` is fixed at NOW. */
-export async function catalogHarness(engine: Engine, now: () => Date = () => NOW): Promise<CatalogHarness> {
-  const { db, drop } = await createDb(engine);
+/**
+ * A migrated database (its sessions in `timeZone` when given), an event store, the catalog's routes
+ * and a project key; `now` is fixed at NOW.
+ */
+export async function catalogHarness(
+  engine: Engine,
+  now: () => Date = () => NOW,
+  timeZone?: string,
+): Promise<CatalogHarness> {
+  const { db, drop } = await createDb(engine, timeZone ? { timeZone } : {});
   const store = createPostgresEventStore(db);
   const capability = catalogCapability({ now });
   const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 3), routes: capability.routes ?? [] });

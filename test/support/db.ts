@@ -14,12 +14,20 @@ export interface TestDb {
 }
 
 /** A fresh, migrated schema on the test PostgreSQL server (one per test file). */
-export async function createTestDb(options: { max?: number; migrated?: boolean } = {}): Promise<TestDb> {
+export async function createTestDb(
+  options: { max?: number; migrated?: boolean; timeZone?: string } = {},
+): Promise<TestDb> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres({ connectionString: TEST_DATABASE_URL, max: 1 });
   await admin.query(`create schema ${schema}`);
   await admin.close();
-  const db = openPostgres({ connectionString: TEST_DATABASE_URL, schema, max: options.max ?? 10 });
+  const db = openPostgres({
+    connectionString: options.timeZone
+      ? withTimeZone(TEST_DATABASE_URL, options.timeZone)
+      : TEST_DATABASE_URL,
+    schema,
+    max: options.max ?? 10,
+  });
   if (options.migrated !== false) await migrate(db);
   return {
     db,
@@ -33,9 +41,17 @@ export async function createTestDb(options: { max?: number; migrated?: boolean }
   };
 }
 
+/** The server URL with its sessions in `timeZone` (the server's own default may be any zone). */
+function withTimeZone(connectionString: string, timeZone: string) {
+  const url = new URL(connectionString);
+  url.searchParams.set('options', `${url.searchParams.get('options') ?? ''} -c TimeZone=${timeZone}`.trim());
+  return url.href;
+}
+
 /** A fresh, migrated in-memory PGlite. */
-export async function createPgliteDb(options: { migrated?: boolean } = {}): Promise<Db> {
+export async function createPgliteDb(options: { migrated?: boolean; timeZone?: string } = {}): Promise<Db> {
   const db = await openPglite();
+  if (options.timeZone) await db.exec(`set time zone '${options.timeZone}'`);
   if (options.migrated !== false) await migrate(db);
   return db;
 }
@@ -47,7 +63,7 @@ export type Engine = (typeof ENGINES)[number];
 /** A fresh database on `engine`, migrated unless `migrated` is false. */
 export async function createDb(
   engine: Engine,
-  options: { migrated?: boolean } = {},
+  options: { migrated?: boolean; timeZone?: string } = {},
 ): Promise<{ db: Db; drop(): Promise<void> }> {
   if (engine === 'postgres') return createTestDb(options);
   const db = await createPgliteDb(options);
