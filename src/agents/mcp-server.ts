@@ -2,10 +2,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type CallToolRequest,
   CallToolRequestSchema,
+  CallToolResultSchema,
   ErrorCode,
   type JSONRPCRequest,
   type JSONRPCResponse,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../http/app.ts';
 import type { AgentCaller } from './credentials.ts';
@@ -133,8 +135,8 @@ export function createMcpServer(
   /**
    * A well-formed `tools/call` answered without the SDK's per-message dispatch (docs/agents.md,
    * "How a call runs"): checked once with the SDK's own CallToolRequestSchema, answered by the same
-   * handler, its response built as the SDK's Protocol builds it. Anything else (a malformed call,
-   * a task-augmented one) is left to the `Server`: undefined.
+   * handler, its result checked and its response built as the SDK's `Server` and `Protocol` do.
+   * Anything else (a malformed call, a task-augmented one) is left to the `Server`: undefined.
    */
   const toolCall = (
     message: JSONRPCRequest,
@@ -144,19 +146,27 @@ export function createMcpServer(
     const parsed = CallToolRequestSchema.safeParse(message);
     if (!parsed.success || parsed.data.params.task !== undefined) return undefined;
     const id = message.id;
-    return answer(parsed.data.params, connection).then(
-      (result) => ({ result, jsonrpc: '2.0', id }) as JSONRPCResponse,
-      (error: { code?: unknown; message?: string; data?: unknown }) =>
-        ({
-          jsonrpc: '2.0',
-          id,
-          error: {
-            code: Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError,
-            message: error.message ?? 'Internal error',
-            ...(error.data !== undefined && { data: error.data }),
-          },
-        }) as unknown as JSONRPCResponse,
-    );
+    return answer(parsed.data.params, connection)
+      .then((result) => {
+        const checked = CallToolResultSchema.safeParse(result);
+        if (!checked.success)
+          throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
+        return checked.data;
+      })
+      .then(
+        (result) => ({ result, jsonrpc: '2.0', id }) as JSONRPCResponse,
+        // A thrown null or undefined too (the SDK would never answer it).
+        (error: { code?: unknown; message?: string; data?: unknown } | null | undefined) =>
+          ({
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code: Number.isSafeInteger(error?.code) ? (error?.code as number) : ErrorCode.InternalError,
+              message: error?.message ?? 'Internal error',
+              ...(error?.data !== undefined && { data: error.data }),
+            },
+          }) as unknown as JSONRPCResponse,
+      );
   };
   return { server, toolCall };
 }
