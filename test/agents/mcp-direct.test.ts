@@ -87,6 +87,11 @@ describe('a tools/call answered past the SDK dispatch', () => {
       call(10, { name: 'earshot_call', arguments: { name: 'earshot_echo', arguments: { say: 'via call' } } }),
       call(11, { name: 'earshot_echo', arguments: { say: 'coded' } }),
       call(12, { name: 'earshot_echo', arguments: { say: 'plain' } }),
+      call(13, {
+        name: 'earshot_echo',
+        arguments: { say: 'hi' },
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } },
+      }),
     ];
     for (const message of cases) {
       expect(direct.toolCall(message, connection)).toBeDefined();
