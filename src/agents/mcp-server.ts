@@ -1,5 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../http/app.ts';
 import type { AgentCaller } from './credentials.ts';
 import type { PostTransport } from './mcp-transport.ts';
@@ -81,10 +90,12 @@ export function createMcpServer(
       ],
     };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (call, extra): Promise<ToolResult> => {
-    const connection = connectionOf(extra.requestId);
-    const args = (call.params.arguments ?? {}) as Record<string, unknown>;
-    if (call.params.name === SYSTEM_TOOLS.catalog.name) {
+  const answer = async (
+    params: CallToolRequest['params'],
+    connection: McpConnection,
+  ): Promise<ToolResult> => {
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    if (params.name === SYSTEM_TOOLS.catalog.name) {
       const listed = tools().filter((tool) => args.set === undefined || tool.set === args.set);
       const catalog = listed.map((tool) => ({
         name: tool.name,
@@ -103,7 +114,7 @@ export function createMcpServer(
         structuredContent: { tools: catalog },
       };
     }
-    if (call.params.name === SYSTEM_TOOLS.call.name) {
+    if (params.name === SYSTEM_TOOLS.call.name) {
       const target = toolNamed(args.name);
       if (!target)
         return invalidArguments(`No tool ${String(args.name)}; see earshot_catalog.`, [
@@ -111,12 +122,51 @@ export function createMcpServer(
         ]);
       return run(target, (args.arguments ?? {}) as Record<string, unknown>, connection);
     }
-    const tool = toolNamed(call.params.name);
+    const tool = toolNamed(params.name);
     if (!tool || !connection.sets.has(tool.set))
-      return invalidArguments(`No tool ${call.params.name} on this connection; see earshot_catalog.`, [
+      return invalidArguments(`No tool ${params.name} on this connection; see earshot_catalog.`, [
         { location: 'name', message: 'is not a served tool' },
       ]);
     return run(tool, args, connection);
-  });
-  return server;
+  };
+  server.setRequestHandler(CallToolRequestSchema, async (call, extra) =>
+    answer(call.params, connectionOf(extra.requestId)),
+  );
+  /**
+   * A well-formed `tools/call` answered without the SDK's per-message dispatch (docs/agents.md,
+   * "How a call runs"): checked once with the SDK's own CallToolRequestSchema, answered by the same
+   * handler, its result checked and its response built as the SDK's `Server` and `Protocol` do.
+   * Anything else (a malformed call, a task-augmented one) is left to the `Server`: undefined.
+   */
+  const toolCall = (
+    message: JSONRPCRequest,
+    connection: McpConnection,
+  ): Promise<JSONRPCResponse> | undefined => {
+    if (message.method !== CallToolRequestSchema.shape.method.value) return undefined;
+    const parsed = CallToolRequestSchema.safeParse(message);
+    if (!parsed.success || parsed.data.params.task !== undefined) return undefined;
+    const id = message.id;
+    return answer(parsed.data.params, connection)
+      .then((result) => {
+        const checked = CallToolResultSchema.safeParse(result);
+        if (!checked.success)
+          throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
+        return checked.data;
+      })
+      .then(
+        (result) => ({ result, jsonrpc: '2.0', id }) as JSONRPCResponse,
+        // A thrown null or undefined too (the SDK would never answer it).
+        (error: { code?: unknown; message?: string; data?: unknown } | null | undefined) =>
+          ({
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code: Number.isSafeInteger(error?.code) ? (error?.code as number) : ErrorCode.InternalError,
+              message: error?.message ?? 'Internal error',
+              ...(error?.data !== undefined && { data: error.data }),
+            },
+          }) as unknown as JSONRPCResponse,
+      );
+  };
+  return { server, toolCall };
 }

@@ -94,6 +94,8 @@ export class PostTransport<Context> implements Transport {
   onerror?: (error: Error) => void;
   #lastId = 0;
   readonly #pending = new Map<number, Pending<Context>>();
+  /** Answers a request without the server, or leaves it to the server (undefined). */
+  direct?: (message: JSONRPCRequest, context: Context) => Promise<JSONRPCResponse> | undefined;
 
   async start() {}
 
@@ -115,7 +117,8 @@ export class PostTransport<Context> implements Transport {
   }
 
   /**
-   * Delivers one POST's messages and resolves with the answers to its requests, in their order.
+   * Delivers one POST's messages and resolves with the answers to its requests, in their order;
+   * a request `direct` takes is answered by it, with the client's own id.
    * Notifications are delivered too, except `notifications/cancelled`: on a stateless server it
    * can name no request of another POST, and its request id is the client's, not ours.
    * A response from the client answers nothing (the server never asks), so it is dropped.
@@ -124,6 +127,11 @@ export class PostTransport<Context> implements Transport {
     const answers: Promise<JSONRPCResponse>[] = [];
     for (const message of messages) {
       if (isRequest(message)) {
+        const direct = this.direct?.(message, context);
+        if (direct) {
+          answers.push(direct);
+          continue;
+        }
         const id = ++this.#lastId;
         answers.push(
           new Promise((settle) => this.#pending.set(id, { clientId: message.id, context, settle })),

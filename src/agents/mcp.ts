@@ -44,9 +44,10 @@ export function mcpRoutes(deps: McpDeps) {
       return tools;
     };
     const transport = new PostTransport<McpConnection>();
-    const server = createMcpServer(allTools, transport, (tool, args, connection) =>
+    const { server, toolCall } = createMcpServer(allTools, transport, (tool, args, connection) =>
       callTool(app, tool, args, connection.caller, connection.requestId),
     );
+    transport.direct = toolCall;
     app.addHook('onReady', async () => {
       allTools();
       await server.connect(transport);

@@ -1,0 +1,205 @@
+import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer, type McpConnection } from '../../src/agents/mcp-server.ts';
+import { PostTransport } from '../../src/agents/mcp-transport.ts';
+import type { Tool, ToolResult } from '../../src/agents/tools.ts';
+
+// A well-formed tools/call skips the SDK's per-message dispatch (docs/agents.md, "How a call
+// runs"): its answer must be the one the SDK Server gives, byte for byte, and everything else
+// must still reach the Server.
+
+const echo: Tool = {
+  name: 'earshot_echo',
+  set: 'podcasts',
+  description: 'Echoes its arguments.',
+  write: false,
+  inputSchema: { type: 'object', properties: { say: { type: 'string' } }, additionalProperties: false },
+  routes: {},
+};
+
+async function run(
+  _tool: Tool,
+  args: Record<string, unknown>,
+  connection: McpConnection,
+): Promise<ToolResult> {
+  if (args.say === 'coded')
+    throw Object.assign(new Error('coded failure'), { code: 42, data: { why: 'test' } });
+  if (args.say === 'plain') throw new Error('plain failure');
+  if (args.say === 'null') throw null;
+  // Results earshot's tools never build, that the SDK Server checks and normalizes.
+  if (typeof args.say === 'string' && args.say in unchecked) return unchecked[args.say] as ToolResult;
+  return {
+    content: [{ type: 'text', text: `said ${String(args.say)}` }],
+    structuredContent: { args, request: connection.requestId, nested: { list: [1, 'two', null] } },
+  };
+}
+
+const unchecked: Record<string, unknown> = {
+  'bad content': { content: [{ type: 'bogus', text: 'x' }], structuredContent: {} },
+  'array structured': { content: [], structuredContent: [1, 2] },
+  'no content': { structuredContent: { a: 1 } },
+  reordered: { isError: true, structuredContent: { b: 1 }, content: [{ text: 'x', type: 'text' }] },
+};
+
+const connection: McpConnection = {
+  caller: {} as McpConnection['caller'],
+  sets: new Set(['system', 'podcasts']),
+  requestId: 'req-1',
+};
+
+function build(direct: boolean) {
+  const transport = new PostTransport<McpConnection>();
+  const mcp = createMcpServer(() => [echo], transport, run);
+  if (direct) transport.direct = mcp.toolCall;
+  return { transport, ...mcp };
+}
+const viaServer = build(false);
+const direct = build(true);
+beforeAll(async () => {
+  await viaServer.server.connect(viaServer.transport);
+  await direct.server.connect(direct.transport);
+});
+afterAll(async () => {
+  await viaServer.server.close();
+  await direct.server.close();
+});
+
+const call = (id: string | number, params: Record<string, unknown>): JSONRPCRequest => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params,
+});
+
+const both = async (message: JSONRPCMessage) => {
+  const [server] = await viaServer.transport.exchange([message], connection);
+  const [shortcut] = await direct.transport.exchange([message], connection);
+  return { server: JSON.stringify(server), shortcut: JSON.stringify(shortcut), answer: server };
+};
+
+describe('a tools/call answered past the SDK dispatch', () => {
+  it('answers a result, a tool-layer error and a thrown error exactly as the SDK Server does', async () => {
+    const cases = [
+      call(7, { name: 'earshot_echo', arguments: { say: 'hi' } }),
+      call('s', { name: 'earshot_echo', arguments: { say: 'hi' }, _meta: { progressToken: 3 } }),
+      call(8, { name: 'earshot_missing', arguments: {} }),
+      call(9, { name: 'earshot_catalog' }),
+      call(10, { name: 'earshot_call', arguments: { name: 'earshot_echo', arguments: { say: 'via call' } } }),
+      call(11, { name: 'earshot_echo', arguments: { say: 'coded' } }),
+      call(12, { name: 'earshot_echo', arguments: { say: 'plain' } }),
+      call(13, {
+        name: 'earshot_echo',
+        arguments: { say: 'hi' },
+        _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } },
+      }),
+    ];
+    for (const message of cases) {
+      expect(direct.toolCall(message, connection)).toBeDefined();
+      const { server, shortcut } = await both(message);
+      expect(shortcut).toBe(server);
+    }
+    const coded = await both(cases[5]!);
+    expect(coded.answer).toEqual({
+      jsonrpc: '2.0',
+      id: 11,
+      error: { code: 42, message: 'coded failure', data: { why: 'test' } },
+    });
+    expect((await both(cases[6]!)).answer).toMatchObject({
+      error: { code: -32603, message: 'plain failure' },
+    });
+    expect((await both(cases[0]!)).answer).toMatchObject({
+      id: 7,
+      result: { structuredContent: { args: { say: 'hi' }, request: 'req-1' } },
+    });
+  });
+
+  it('leaves a malformed or task-augmented call, and every other method, to the SDK Server', async () => {
+    const left = [
+      call(1, { arguments: { say: 'no name' } }),
+      call(2, { name: 'earshot_echo', arguments: 'not an object' }),
+      call(3, { name: 'earshot_echo', arguments: { say: 'hi' }, task: { ttl: 1000 } }),
+      { jsonrpc: '2.0', id: 4, method: 'ping' } as JSONRPCRequest,
+      { jsonrpc: '2.0', id: 5, method: 'tools/list' } as JSONRPCRequest,
+    ];
+    for (const message of left) {
+      expect(direct.toolCall(message, connection)).toBeUndefined();
+      const { server, shortcut } = await both(message);
+      expect(shortcut).toBe(server);
+    }
+    expect((await both(left[0]!)).answer).toMatchObject({ id: 1, error: { code: expect.any(Number) } });
+    expect((await both(left[2]!)).answer).toMatchObject({ id: 3, error: { code: expect.any(Number) } });
+    expect((await both(left[3]!)).answer).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+  });
+
+  it('checks a result as the SDK Server does: refuses a malformed one, normalizes the rest', async () => {
+    for (const [id, say] of Object.keys(unchecked).entries()) {
+      const { server, shortcut } = await both(call(id, { name: 'earshot_echo', arguments: { say } }));
+      expect(shortcut).toBe(server);
+    }
+    expect(
+      (await both(call(1, { name: 'earshot_echo', arguments: { say: 'bad content' } }))).answer,
+    ).toMatchObject({
+      error: { code: -32602, message: expect.stringContaining('Invalid tools/call result') },
+    });
+  });
+
+  it('answers a thrown null with -32603 and keeps the rest of its batch', async () => {
+    const answers = await direct.transport.exchange(
+      [
+        call(1, { name: 'earshot_echo', arguments: { say: 'null' } }),
+        call(2, { name: 'earshot_echo', arguments: { say: 'hi' } }),
+      ],
+      connection,
+    );
+    expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } });
+    expect(answers[1]).toMatchObject({ id: 2, result: { content: [{ type: 'text', text: 'said hi' }] } });
+  });
+
+  it('answers a batch mixing both paths in request order, with every client id as sent', async () => {
+    const batch: JSONRPCMessage[] = [
+      { jsonrpc: '2.0', id: 0, method: 'ping' },
+      call(0, { name: 'earshot_echo', arguments: { say: 'zero' } }),
+      call(-1, { arguments: {} }),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      call('0', { name: 'earshot_echo', arguments: { say: 'coded' } }),
+      { jsonrpc: '2.0', id: -1.5, method: 'tools/list' },
+      call(Number.MAX_SAFE_INTEGER, { name: 'earshot_echo', arguments: { say: 'plain' } }),
+      { jsonrpc: '2.0', id: 'x', method: 'no/such' },
+      call('', { name: 'earshot_catalog' }),
+    ];
+    const server = await viaServer.transport.exchange(batch, connection);
+    const shortcut = await direct.transport.exchange(batch, connection);
+    expect(JSON.stringify(shortcut)).toBe(JSON.stringify(server));
+    expect(shortcut.map((answer) => answer.id)).toEqual([
+      0,
+      0,
+      -1,
+      '0',
+      -1.5,
+      Number.MAX_SAFE_INTEGER,
+      'x',
+      '',
+    ]);
+    expect(shortcut[1]).toMatchObject({ result: { content: [{ text: 'said zero' }] } });
+  });
+
+  it('keeps each POST its own caller when parallel POSTs reuse the same ids', async () => {
+    const posts = Array.from({ length: 20 }, (_, n) =>
+      direct.transport.exchange(
+        [
+          call(1, { name: 'earshot_echo', arguments: { say: n % 3 ? String(n) : 'plain' } }),
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        ],
+        { ...connection, requestId: `req-${n}` },
+      ),
+    );
+    for (const [n, [answer, listed]] of (await Promise.all(posts)).entries()) {
+      expect(answer).toMatchObject(
+        n % 3
+          ? { id: 1, result: { structuredContent: { request: `req-${n}` } } }
+          : { id: 1, error: { code: -32603 } },
+      );
+      expect(listed).toMatchObject({ id: 2, result: { tools: expect.any(Array) } });
+    }
+  });
+});
