@@ -7,8 +7,9 @@ import { linesInOrder } from '../transcripts/projection.ts';
 import { foldedLines, rowVectors } from './passages.ts';
 
 const NAME = 'search_passage_rows';
-// Rows per insert statement: large enough to amortise the round trip, small enough for PGlite.
-const CHUNK = 1250;
+// Rows per insert statement (about 2.5 episodes of 2,000 lines): large enough to amortise the
+// round trip, small enough that PostgreSQL stores one while the next is built.
+const CHUNK = 250;
 
 /** The producer's mentions per entity, counted as the matcher counts them (docs/matching.md). */
 function producerMentions(event: EpisodeTranscribed) {
@@ -32,20 +33,31 @@ function producerMentions(event: EpisodeTranscribed) {
   }));
 }
 
+/**
+ * Inserts the episodes' rows, one statement in flight while the next one's rows are built (the
+ * transaction runs them in order; docs/search.md, "Where the targets stand").
+ */
 async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
   let ids: string[] = [];
   let starts: number[] = [];
   let words: string[] = [];
+  let inFlight: Promise<unknown> | undefined;
   const flush = async () => {
-    if (ids.length === 0) return;
-    await tx.query(
-      `insert into search_passage_rows (episode_id, start, words)
-       select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
-      [ids, starts, words],
-    );
-    ids = [];
-    starts = [];
-    words = [];
+    const previous = inFlight;
+    inFlight = undefined;
+    if (ids.length > 0) {
+      inFlight = tx.query(
+        `insert into search_passage_rows (episode_id, start, words)
+         select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
+        [ids, starts, words],
+      );
+      // Awaited below or on the next flush; a failure before then must not count as unhandled.
+      inFlight.catch(() => {});
+      ids = [];
+      starts = [];
+      words = [];
+    }
+    await previous;
   };
   for (const event of episodes) {
     const lines = linesInOrder(event);
@@ -56,6 +68,7 @@ async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]
       if (ids.length === CHUNK) await flush();
     }
   }
+  await flush();
   await flush();
 }
 

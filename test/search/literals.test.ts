@@ -12,7 +12,20 @@ import { createTestDb, type TestDb } from '../support/db.ts';
 // positions per lexeme, lexemes under 2 KB (docs/search.md, "Index design").
 const repeat = (word: string, n: number) => Array.from({ length: n }, () => word);
 const numbered = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-const entries = (words: string) => words.split(' ');
+/** A row literal's entries one per occurrence, in position order (rowVectors lists each lexeme once). */
+const entries = (words: string) =>
+  words
+    .split(' ')
+    .flatMap((entry) => {
+      const colon = entry.lastIndexOf(':');
+      return entry
+        .slice(colon + 1)
+        .split(',')
+        .map((p) => ({ lexeme: entry.slice(0, colon + 1), p: Number(p) }));
+    })
+    .sort((a, b) => a.p - b.p)
+    .map(({ lexeme, p }) => `${lexeme}${p}`);
+
 
 let test: TestDb;
 beforeAll(async () => {
@@ -63,9 +76,25 @@ describe('index row literals', () => {
   it('leaves out a word too long for a lexeme, keeping its position', () => {
     const long = 'é'.repeat(1100);
     const fits = 'é'.repeat(1000);
-    expect(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words).toBe(
-      `'a':1 'b':4 '${fits}':683`,
-    );
+    expect(entries(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words)).toEqual([
+      "'a':1",
+      "'b':4",
+      `'${fits}':683`,
+    ]);
+  });
+
+  it('lists each lexeme once, positions ascending, in the order PostgreSQL stores them', async () => {
+    const lines = [
+      ['zeta', 'alpha', 'zeta', 'al', 'société', 'ωmega', '日本', 'b2', '10'],
+      ['alpha', 'zeta', 'école', 'al'],
+      ...Array.from({ length: ROW_LINES }, () => [...repeat('wombat', 20), 'alpha']),
+    ];
+    for (const { words } of rowVectors(lines)) {
+      const { rows } = await test.db.query<{ text: string }>('select $1::tsvector::text as text', [words]);
+      // The literal is the value's own text: PostgreSQL has nothing to sort or merge on input.
+      expect(words).toBe(rows[0]!.text);
+    }
+    expect(rowVectors(lines)[0]!.words).toContain(`'zeta':1,3,${LINE_SLOT + 2} `);
   });
 
   it('writes nothing for a line without words, which keeps its slot', () => {

@@ -18,6 +18,16 @@ describe('text folding', () => {
     expect(foldWords('!!!')).toEqual([]);
   });
 
+  it('folds ASCII text (its fast path) as it folds the same characters among others', () => {
+    const ascii = Array.from({ length: 128 }, (_, c) => `Ab${String.fromCharCode(c)}9Z`).join('');
+    // The é keeps the text off the ASCII path; it folds to a word of its own.
+    expect(foldWords(ascii)).toEqual(foldWords(`${ascii} é`).slice(0, -1));
+    expect(foldWords(`${ascii} é`).at(-1)).toBe('e');
+    expect(foldWords(ascii)).toEqual(
+      ascii.split(/[^A-Za-z0-9]+/).flatMap((w) => (w ? [w.toLowerCase()] : [])),
+    );
+  });
+
   it('applies compatibility decomposition to ligatures, full-width letters and fractions', () => {
     expect(foldWords('ﬁnance')).toEqual(['finance']);
     expect(foldWords('ＮＶＩＤＩＡ')).toEqual(['nvidia']);
