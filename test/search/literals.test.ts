@@ -26,7 +26,6 @@ const entries = (words: string) =>
     .sort((a, b) => a.p - b.p)
     .map(({ lexeme, p }) => `${lexeme}${p}`);
 
-
 let test: TestDb;
 beforeAll(async () => {
   test = await createTestDb({ migrated: false });

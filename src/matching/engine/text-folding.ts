@@ -11,7 +11,7 @@
  * which are dropped), except for context-sensitive lowercasing, which is why ς folds to σ.
  */
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 const ASCII_SEPARATORS = /[^a-z0-9]+/;
 const MARKS = /\p{M}/gu;
 
@@ -69,7 +69,11 @@ for (let c = 0; c < 0x250; c++) classifyCodeUnit(c);
 /** The folded words of a name or text, in order: "O'Brien" → ["o", "brien"], "Zoë" → ["zoe"]. */
 export function foldWords(text: string): string[] {
   // ASCII folds to its lowercase letters and digits, the rest separators: a regex does it faster.
-  if (ASCII.test(text)) return text.toLowerCase().split(ASCII_SEPARATORS).filter((word) => word.length > 0);
+  if (!NON_ASCII.test(text))
+    return text
+      .toLowerCase()
+      .split(ASCII_SEPARATORS)
+      .filter((word) => word.length > 0);
   let folded = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
