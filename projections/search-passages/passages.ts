@@ -32,17 +32,18 @@ export const foldedLines = (texts: readonly string[]): string[][] => texts.map(f
 
 /**
  * The rows of an episode: the first line of each and its tsvector literal. Each lexeme is listed
- * once, its positions ascending, the lexemes in PostgreSQL's order, so PostgreSQL stores the
- * literal without sorting and merging it (the same value as one entry per occurrence).
+ * once, its positions ascending, the lexemes in PostgreSQL's order, so PostgreSQL has nothing to
+ * merge and its sort on input finds them in order (the same value as one entry per occurrence).
  */
 export function rowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
   // Each line's words as ids (an id per distinct word of the episode) with their offsets in the line.
   const ids = new Map<string, number>();
   const entries = lines.map((words) => lineEntries(words, ids));
-  // The lexemes in PostgreSQL's order (bytes, then length): a row's (rank, position) pairs then
-  // sort as numbers. JavaScript's order is the same below U+D800, where UTF-16 and UTF-8 agree;
-  // PostgreSQL sorts any other order itself.
-  const lexemes = [...ids.keys()].sort();
+  // The lexemes in PostgreSQL's order (their UTF-8 bytes): a row's (rank, position) pairs then
+  // sort as numbers. JavaScript's order is the same without code units from U+D800 up, where UTF-16
+  // puts astral letters before U+E000 … U+FFFF and UTF-8 after.
+  const lexemes = [...ids.keys()];
+  lexemes.sort(lexemes.some((word) => HIGH_UNITS.test(word)) ? utf8Order : undefined);
   const rank = new Int32Array(lexemes.length);
   lexemes.forEach((word, k) => {
     rank[ids.get(word)!] = k;
@@ -84,6 +85,9 @@ export function rowVectors(lines: readonly (readonly string[])[]): { start: numb
   }
   return rows;
 }
+
+const HIGH_UNITS = /[\ud800-\uffff]/;
+const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 // Positions of a tsvector are below 2^14.
 const POSITION_SPAN = 16384;
