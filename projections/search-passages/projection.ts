@@ -34,8 +34,10 @@ function producerMentions(event: EpisodeTranscribed) {
 }
 
 /**
- * Inserts the episodes' rows, one statement in flight while the next one's rows are built (the
- * transaction runs them in order; docs/search.md, "Where the targets stand").
+ * Inserts the episodes' rows, each statement running while the next one's rows are built
+ * (docs/search.md, "Where the targets stand"). The connection runs one statement at a time: the
+ * next is sent when the previous has ended, and a failure returns only once none runs, so the
+ * rollback comes after it.
  */
 async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
   let ids: string[] = [];
@@ -43,33 +45,34 @@ async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]
   let words: string[] = [];
   let inFlight: Promise<unknown> | undefined;
   const flush = async () => {
-    const previous = inFlight;
-    inFlight = undefined;
-    if (ids.length > 0) {
-      inFlight = tx.query(
-        `insert into search_passage_rows (episode_id, start, words)
-         select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
-        [ids, starts, words],
-      );
-      // Awaited below or on the next flush; a failure before then must not count as unhandled.
-      inFlight.catch(() => {});
-      ids = [];
-      starts = [];
-      words = [];
-    }
-    await previous;
+    await inFlight;
+    if (ids.length === 0) return;
+    inFlight = tx.query(
+      `insert into search_passage_rows (episode_id, start, words)
+       select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
+      [ids, starts, words],
+    );
+    // Awaited on the next flush or below; a failure before then must not count as unhandled.
+    inFlight.catch(() => {});
+    ids = [];
+    starts = [];
+    words = [];
   };
-  for (const event of episodes) {
-    const lines = linesInOrder(event);
-    for (const row of rowVectors(foldedLines(lines.map((line) => line.text)))) {
-      ids.push(event.episode.id);
-      starts.push(row.start);
-      words.push(row.words);
-      if (ids.length === CHUNK) await flush();
+  try {
+    for (const event of episodes) {
+      const lines = linesInOrder(event);
+      for (const row of rowVectors(foldedLines(lines.map((line) => line.text)))) {
+        ids.push(event.episode.id);
+        starts.push(row.start);
+        words.push(row.words);
+        if (ids.length === CHUNK) await flush();
+      }
     }
+    await flush();
+    await inFlight;
+  } finally {
+    await inFlight?.catch(() => {});
   }
-  await flush();
-  await flush();
 }
 
 /** The passage index and the producer's mentions of each transcribed episode; a re-sent episode replaces its rows. */
