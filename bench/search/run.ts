@@ -199,8 +199,10 @@ async function catalogMix() {
   console.log(
     `catalog mix: ${episodes} episodes, ${episodes / 10} transcribed with ${LINES} lines, ${batches.length} batches`,
   );
-  console.log(`  catalog read models alone: ${rate(serial.catalogMs)}`);
-  console.log(`  passage index alone: ${((episodes / serial.indexMs) * 1000).toFixed(0)} episodes/s`);
+  // The target is for ingest with the index on; the parts alone are its yardsticks.
+  const alone = (ms: number) => `${((episodes / ms) * 1000).toFixed(0)} episodes/s`;
+  console.log(`  catalog read models alone: ${alone(serial.catalogMs)}`);
+  console.log(`  passage index alone: ${alone(serial.indexMs)}`);
   console.log(`  with the passage index, one after the other: ${rate(serial.totalMs)}`);
   console.log(`  with the passage index, on two connections at once: ${rate(concurrent.totalMs)}`);
 }
