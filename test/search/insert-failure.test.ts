@@ -43,7 +43,10 @@ function watched(tx: Queryable) {
         running--;
       }
     };
-  const q: Queryable = { query: track(tx.query.bind(tx)) as Queryable['query'], exec: track(tx.exec.bind(tx)) };
+  const q: Queryable = {
+    query: track(tx.query.bind(tx)) as Queryable['query'],
+    exec: track(tx.exec.bind(tx)),
+  };
   return { q, settled: () => ({ ...seen, running }) };
 }
 

@@ -4,7 +4,9 @@ import { createDb, ENGINES } from '../support/db.ts';
 
 const LZ4 = 220;
 // Past TOAST's threshold, so the value is compressed.
-const lines = JSON.stringify(Array.from({ length: 400 }, (_, n) => ({ n, text: `line ${n} of the wombat fund` })));
+const lines = JSON.stringify(
+  Array.from({ length: 400 }, (_, n) => ({ n, text: `line ${n} of the wombat fund` })),
+);
 
 describe.each(ENGINES)('migration 0220 on %s', (engine) => {
   let drop: (() => Promise<void>) | undefined;
@@ -18,10 +20,19 @@ describe.each(ENGINES)('migration 0220 on %s', (engine) => {
       db,
       loadMigrations().filter((m) => m.id < LZ4),
     );
-    await db.query(`insert into transcripts (episode_id, podcast_id, lines) values ('ep-old', 'p', $1::json)`, [lines]);
-    await db.query(`insert into transcript_chunks (episode_id, chunk, lines) values ('ep-old', 0, $1::json)`, [lines]);
+    await db.query(
+      `insert into transcripts (episode_id, podcast_id, lines) values ('ep-old', 'p', $1::json)`,
+      [lines],
+    );
+    await db.query(
+      `insert into transcript_chunks (episode_id, chunk, lines) values ('ep-old', 0, $1::json)`,
+      [lines],
+    );
     expect(await migrate(db, loadMigrations())).toContain('0220_transcript_lz4');
-    await db.query(`insert into transcripts (episode_id, podcast_id, lines) values ('ep-new', 'p', $1::json)`, [lines]);
+    await db.query(
+      `insert into transcripts (episode_id, podcast_id, lines) values ('ep-new', 'p', $1::json)`,
+      [lines],
+    );
     const { rows } = await db.query<{ episode_id: string; same: boolean; method: string | null }>(
       `select episode_id, lines::text = $1 as same, pg_column_compression(lines) as method
          from transcripts order by episode_id`,
