@@ -31,88 +31,124 @@ export type Term = readonly string[];
 export const foldedLines = (texts: readonly string[]): string[][] => texts.map(foldWords);
 
 /**
- * The rows of an episode: the first line of each and its tsvector literal. A lexeme may be listed
- * once per occurrence: PostgreSQL merges the positions of repeated lexemes on input.
+ * The rows of an episode: the first line of each and its tsvector literal. Each lexeme is listed
+ * once, its positions ascending, the lexemes in PostgreSQL's order, so PostgreSQL has nothing to
+ * merge and its sort on input finds them in order (the same value as one entry per occurrence).
  */
 export function rowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
-  // Each line's lexemes, quoted, with their offsets in the line, built once; a row adds its slot.
-  const entries = lines.map(lineEntries);
+  // Each line's words as ids (an id per distinct word of the episode) with their offsets in the line.
+  const ids = new Map<string, number>();
+  const entries = lines.map((words) => lineEntries(words, ids));
+  // The lexemes in PostgreSQL's order (their UTF-8 bytes): a row's (rank, position) pairs then
+  // sort as numbers. JavaScript's order is the same without code units from U+D800 up, where UTF-16
+  // puts astral letters before U+E000 … U+FFFF and UTF-8 after.
+  const lexemes = [...ids.keys()];
+  lexemes.sort(lexemes.some((word) => HIGH_UNITS.test(word)) ? utf8Order : undefined);
+  const rank = new Int32Array(lexemes.length);
+  lexemes.forEach((word, k) => {
+    rank[ids.get(word)!] = k;
+    lexemes[k] = `'${word}':`;
+  });
   const rows: { start: number; words: string }[] = [];
+  const keys = new Float64Array(ROW_LINES * WORDS_PER_LINE);
   // A row starts at every STRIDE-th line, so each line is one of the first STRIDE lines of exactly one row.
   for (let start = 0; start < lines.length; start += STRIDE) {
-    const parts: string[] = [];
+    let count = 0;
     const end = Math.min(lines.length, start + ROW_LINES);
     const caps = rowCaps(entries.slice(start, end));
-    const used = caps && new Map<string, number>();
+    const used = caps && new Map<number, number>();
     for (let k = start; k < end; k++) {
       const base = (k - start) * LINE_SLOT + 1;
+      const line = entries[k]!;
       used?.clear();
-      for (const { lexeme, offset } of entries[k]!.list) {
-        const cap = caps?.get(lexeme);
+      for (let i = 0; i < line.ids.length; i++) {
+        const id = line.ids[i]!;
+        const cap = caps?.get(id);
         if (cap !== undefined && used) {
-          const n = (used.get(lexeme) ?? 0) + 1;
-          used.set(lexeme, n);
+          const n = (used.get(id) ?? 0) + 1;
+          used.set(id, n);
           if (n > cap) continue;
         }
-        parts.push(`${lexeme}${base + offset}`);
+        keys[count++] = rank[id]! * POSITION_SPAN + base + line.offsets[i]!;
       }
+    }
+    const parts: string[] = [];
+    let last = -1;
+    for (const key of keys.subarray(0, count).sort()) {
+      const k = Math.floor(key / POSITION_SPAN);
+      const position = key - k * POSITION_SPAN;
+      if (k === last) parts[parts.length - 1] += `,${position}`;
+      else parts.push(`${lexemes[k]!}${position}`);
+      last = k;
     }
     rows.push({ start, words: parts.join(' ') });
   }
   return rows;
 }
 
+const HIGH_UNITS = /[\ud800-\uffff]/;
+const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+// Positions of a tsvector are below 2^14.
+const POSITION_SPAN = 16384;
+
 interface LineEntries {
-  list: { lexeme: string; offset: number }[];
-  /** Lexemes held more than POSITIONS_PER_LINE times in the line. */
-  frequent?: Set<string>;
+  ids: number[];
+  offsets: number[];
+  /** Words held more than POSITIONS_PER_LINE times in the line. */
+  frequent?: Set<number>;
 }
 
 /**
  * Per line, how many positions a word held more than 256 times in the row may keep: each line its
  * first n, n as large as fits in 256 (at least POSITIONS_PER_LINE). Undefined when no word needs it.
  */
-function rowCaps(lines: readonly LineEntries[]): Map<string, number> | undefined {
+function rowCaps(lines: readonly LineEntries[]): Map<number, number> | undefined {
   if (!lines.some((l) => l.frequent)) return undefined;
-  const counts = new Map<string, number[]>();
-  for (const line of lines) for (const lexeme of line.frequent ?? []) counts.set(lexeme, []);
+  const counts = new Map<number, number[]>();
+  for (const line of lines) for (const id of line.frequent ?? []) counts.set(id, []);
   for (const line of lines) {
-    const inLine = new Map<string, number>();
-    for (const { lexeme } of line.list)
-      if (counts.has(lexeme)) inLine.set(lexeme, (inLine.get(lexeme) ?? 0) + 1);
-    for (const [lexeme, n] of inLine) counts.get(lexeme)!.push(n);
+    const inLine = new Map<number, number>();
+    for (const id of line.ids) if (counts.has(id)) inLine.set(id, (inLine.get(id) ?? 0) + 1);
+    for (const [id, n] of inLine) counts.get(id)!.push(n);
   }
-  const caps = new Map<string, number>();
-  for (const [lexeme, perLine] of counts) {
+  const caps = new Map<number, number>();
+  for (const [id, perLine] of counts) {
     const kept = (cap: number) => perLine.reduce((sum, n) => sum + Math.min(n, cap), 0);
     if (kept(MAX_POSITIONS) <= MAX_POSITIONS) continue;
     let cap = POSITIONS_PER_LINE;
     while (kept(cap + 1) <= MAX_POSITIONS) cap++;
-    caps.set(lexeme, cap);
+    caps.set(id, cap);
   }
   return caps.size ? caps : undefined;
 }
 
-/** A line's indexed words as `'word':` and their offsets: WORDS_PER_LINE words, 256 positions of each. */
-function lineEntries(words: readonly string[]): LineEntries {
-  const list: { lexeme: string; offset: number }[] = [];
+/** A line's indexed words (their ids in `ids`) and offsets: WORDS_PER_LINE words, 256 positions of each. */
+function lineEntries(words: readonly string[], ids: Map<string, number>): LineEntries {
+  const line: LineEntries = { ids: [], offsets: [] };
   // Only a line of more than POSITIONS_PER_LINE words can hold a word more often.
-  const seen = words.length > POSITIONS_PER_LINE ? new Map<string, number>() : undefined;
-  const frequent = new Set<string>();
+  const seen = words.length > POSITIONS_PER_LINE ? new Map<number, number>() : undefined;
+  const frequent = new Set<number>();
   const count = Math.min(words.length, WORDS_PER_LINE);
   for (let offset = 0; offset < count; offset++) {
     const word = words[offset]!;
-    if (!fitsLexeme(word)) continue;
-    const lexeme = `'${word}':`;
-    if (seen) {
-      const n = (seen.get(lexeme) ?? 0) + 1;
-      seen.set(lexeme, n);
-      if (n > MAX_POSITIONS) continue;
-      if (n > POSITIONS_PER_LINE) frequent.add(lexeme);
+    let id = ids.get(word);
+    if (id === undefined) {
+      if (!fitsLexeme(word)) continue;
+      id = ids.size;
+      ids.set(word, id);
     }
-    list.push({ lexeme, offset });
+    if (seen) {
+      const n = (seen.get(id) ?? 0) + 1;
+      seen.set(id, n);
+      if (n > MAX_POSITIONS) continue;
+      if (n > POSITIONS_PER_LINE) frequent.add(id);
+    }
+    line.ids.push(id);
+    line.offsets.push(offset);
   }
-  return frequent.size ? { list, frequent } : { list };
+  if (frequent.size) line.frequent = frequent;
+  return line;
 }
 
 // A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.

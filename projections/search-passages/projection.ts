@@ -7,8 +7,9 @@ import { linesInOrder } from '../transcripts/projection.ts';
 import { foldedLines, rowVectors } from './passages.ts';
 
 const NAME = 'search_passage_rows';
-// Rows per insert statement: large enough to amortise the round trip, small enough for PGlite.
-const CHUNK = 1250;
+// Rows per insert statement (about 2.5 episodes of 2,000 lines): large enough to amortise the
+// round trip, small enough that PostgreSQL stores one while the next is built.
+const CHUNK = 250;
 
 /** The producer's mentions per entity, counted as the matcher counts them (docs/matching.md). */
 function producerMentions(event: EpisodeTranscribed) {
@@ -32,31 +33,46 @@ function producerMentions(event: EpisodeTranscribed) {
   }));
 }
 
+/**
+ * Inserts the episodes' rows, each statement running while the next one's rows are built
+ * (docs/search.md, "Where the targets stand"). The connection runs one statement at a time: the
+ * next is sent when the previous has ended, and a failure returns only once none runs, so the
+ * rollback comes after it.
+ */
 async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
   let ids: string[] = [];
   let starts: number[] = [];
   let words: string[] = [];
+  let inFlight: Promise<unknown> | undefined;
   const flush = async () => {
+    await inFlight;
     if (ids.length === 0) return;
-    await tx.query(
+    inFlight = tx.query(
       `insert into search_passage_rows (episode_id, start, words)
        select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
       [ids, starts, words],
     );
+    // Awaited on the next flush or below; a failure before then must not count as unhandled.
+    inFlight.catch(() => {});
     ids = [];
     starts = [];
     words = [];
   };
-  for (const event of episodes) {
-    const lines = linesInOrder(event);
-    for (const row of rowVectors(foldedLines(lines.map((line) => line.text)))) {
-      ids.push(event.episode.id);
-      starts.push(row.start);
-      words.push(row.words);
-      if (ids.length === CHUNK) await flush();
+  try {
+    for (const event of episodes) {
+      const lines = linesInOrder(event);
+      for (const row of rowVectors(foldedLines(lines.map((line) => line.text)))) {
+        ids.push(event.episode.id);
+        starts.push(row.start);
+        words.push(row.words);
+        if (ids.length === CHUNK) await flush();
+      }
     }
+    await flush();
+    await inFlight;
+  } finally {
+    await inFlight?.catch(() => {});
   }
-  await flush();
 }
 
 /** The passage index and the producer's mentions of each transcribed episode; a re-sent episode replaces its rows. */

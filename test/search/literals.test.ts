@@ -6,13 +6,25 @@ import {
   rowVectors,
   WORDS_PER_LINE,
 } from '../../projections/search-passages/passages.ts';
-import { createTestDb, type TestDb } from '../support/db.ts';
+import { createDb, createTestDb, ENGINES, type TestDb } from '../support/db.ts';
 
 // Each index row's tsvector literal within PostgreSQL's limits: positions up to 16383, 256
 // positions per lexeme, lexemes under 2 KB (docs/search.md, "Index design").
 const repeat = (word: string, n: number) => Array.from({ length: n }, () => word);
 const numbered = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-const entries = (words: string) => words.split(' ');
+/** A row literal's entries one per occurrence, in position order (rowVectors lists each lexeme once). */
+const entries = (words: string) =>
+  words
+    .split(' ')
+    .flatMap((entry) => {
+      const colon = entry.lastIndexOf(':');
+      return entry
+        .slice(colon + 1)
+        .split(',')
+        .map((p) => ({ lexeme: entry.slice(0, colon + 1), p: Number(p) }));
+    })
+    .sort((a, b) => a.p - b.p)
+    .map(({ lexeme, p }) => `${lexeme}${p}`);
 
 let test: TestDb;
 beforeAll(async () => {
@@ -63,12 +75,45 @@ describe('index row literals', () => {
   it('leaves out a word too long for a lexeme, keeping its position', () => {
     const long = 'é'.repeat(1100);
     const fits = 'é'.repeat(1000);
-    expect(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words).toBe(
-      `'a':1 'b':4 '${fits}':683`,
-    );
+    expect(entries(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words)).toEqual([
+      "'a':1",
+      "'b':4",
+      `'${fits}':683`,
+    ]);
   });
 
   it('writes nothing for a line without words, which keeps its slot', () => {
     expect(rowVectors([[], ['a'], [], ['b']]).map((r) => r.words)).toEqual(["'a':683 'b':2047"]);
+  });
+});
+
+describe.each(ENGINES)('index row literals on %s', (engine) => {
+  let made: Awaited<ReturnType<typeof createDb>>;
+  beforeAll(async () => {
+    made = await createDb(engine, { migrated: false });
+  });
+  afterAll(() => made?.drop());
+
+  it('list each lexeme once, positions ascending, as the text PostgreSQL gives back (UTF-8 byte order)', async () => {
+    // Words differing only in length, in their last byte, above U+D800 (U+FA0E sorts before an
+    // astral letter in UTF-8, after it in UTF-16), accents, digits, repeats across lines.
+    const lines = [
+      ['zeta', 'alpha', 'zeta', 'al', 'a', 'aa', 'ab', 'b', 'ba', 'société', 'ωmega', '日本', 'b2', '10'],
+      ['alpha', 'zeta', 'école', 'al', '\u{20000}', '\ufa0e', 'z', 'é', 'e', '\u{20000}x', '\ufa0ez'],
+      ...Array.from({ length: ROW_LINES }, (_, k) => [...repeat('wombat', 5), 'alpha', `w${k}`]),
+    ];
+    for (const { start, words } of rowVectors(lines)) {
+      // The same value written one entry per occurrence, in position order.
+      const occurrences = lines
+        .slice(start, start + ROW_LINES)
+        .flatMap((line, k) => line.map((word, i) => `'${word}':${k * LINE_SLOT + 1 + i}`));
+      const { rows } = await made.db.query<{ text: string; same: boolean }>(
+        'select $1::tsvector::text as text, $1::tsvector = $2::tsvector as same',
+        [words, occurrences.join(' ')],
+      );
+      expect(rows[0]!.same).toBe(true);
+      expect(words).toBe(rows[0]!.text);
+    }
+    expect(rowVectors(lines)[0]!.words).toContain(`'zeta':1,3,${LINE_SLOT + 2} `);
   });
 });

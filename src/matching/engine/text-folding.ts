@@ -11,6 +11,8 @@
  * which are dropped), except for context-sensitive lowercasing, which is why ς folds to σ.
  */
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const NON_ASCII = /[^\p{ASCII}]/u;
+const ASCII_SEPARATORS = /[^a-z0-9]+/;
 const MARKS = /\p{M}/gu;
 
 /** The reference folding of a whole string (marks dropped, lowercase), separators kept as they are. */
@@ -66,6 +68,12 @@ for (let c = 0; c < 0x250; c++) classifyCodeUnit(c);
 
 /** The folded words of a name or text, in order: "O'Brien" → ["o", "brien"], "Zoë" → ["zoe"]. */
 export function foldWords(text: string): string[] {
+  // ASCII folds to its lowercase letters and digits, the rest separators: a regex does it faster.
+  if (!NON_ASCII.test(text))
+    return text
+      .toLowerCase()
+      .split(ASCII_SEPARATORS)
+      .filter((word) => word.length > 0);
   let folded = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
