@@ -7,24 +7,14 @@ import {
 } from '../../projections/search-passages/queries.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import type { Engine } from '../support/db.ts';
+import { prng } from '../support/synthetic.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
 
 // The best rows first (docs/search.md, "Ranking the best rows first") against the full ranking on
 // a seeded random corpus: the recency sort always ranks every row, so its hits re-sorted by
 // relevance are the reference for every page, every scope and every count of rows checked first.
 
-/** A seeded generator (mulberry32): the same corpus on every run. */
-function random(seed: number) {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const next = random(12);
+const next = prng(12);
 const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
 const WORDS = ['alpha', 'beta', 'gamma'];
 

@@ -7,24 +7,12 @@ import {
   WORDS_PER_LINE,
 } from '../../projections/search-passages/passages.ts';
 import { createDb, createTestDb, ENGINES, type TestDb } from '../support/db.ts';
+import { occurrences } from './literal-entries.ts';
 
 // Each index row's tsvector literal within PostgreSQL's limits: positions up to 16383, 256
 // positions per lexeme, lexemes under 2 KB (docs/search.md, "Index design").
 const repeat = (word: string, n: number) => Array.from({ length: n }, () => word);
 const numbered = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-/** A row literal's entries one per occurrence, in position order (rowVectors lists each lexeme once). */
-const entries = (words: string) =>
-  words
-    .split(' ')
-    .flatMap((entry) => {
-      const colon = entry.lastIndexOf(':');
-      return entry
-        .slice(colon + 1)
-        .split(',')
-        .map((p) => ({ lexeme: entry.slice(0, colon + 1), p: Number(p) }));
-    })
-    .sort((a, b) => a.p - b.p)
-    .map(({ lexeme, p }) => `${lexeme}${p}`);
 
 let test: TestDb;
 beforeAll(async () => {
@@ -45,14 +33,14 @@ describe('index row literals', () => {
   it('keeps the first 10 positions of a word in each line, so no lexeme passes 256 in a row', async () => {
     const lines = Array.from({ length: ROW_LINES }, () => [...repeat('wombat', 300), 'fund']);
     const [row] = rowVectors(lines);
-    const wombats = entries(row!.words).filter((e) => e.startsWith("'wombat':"));
+    const wombats = occurrences(row!.words).filter((e) => e.startsWith("'wombat':"));
     expect(wombats).toHaveLength(ROW_LINES * POSITIONS_PER_LINE);
     expect(wombats.slice(0, 11)).toEqual([
       ...Array.from({ length: POSITIONS_PER_LINE }, (_, i) => `'wombat':${i + 1}`),
       `'wombat':${LINE_SLOT + 1}`,
     ]);
     // Every word after the repeats keeps its place: fund is word 301 of each line.
-    expect(entries(row!.words).filter((e) => e.startsWith("'fund':"))[23]).toBe(
+    expect(occurrences(row!.words).filter((e) => e.startsWith("'fund':"))[23]).toBe(
       `'fund':${23 * LINE_SLOT + 301}`,
     );
     // PostgreSQL keeps every position sent: the 24th line's wombats are all there.
@@ -66,7 +54,7 @@ describe('index row literals', () => {
   it('indexes the first 681 words of a line and never passes position 16383', async () => {
     const lines = Array.from({ length: ROW_LINES }, (_, k) => numbered(700, `l${k}w`));
     const [row] = rowVectors(lines);
-    const words = entries(row!.words);
+    const words = occurrences(row!.words);
     expect(words).toHaveLength(ROW_LINES * WORDS_PER_LINE);
     expect(words.at(-1)).toBe(`'l23w680':${23 * LINE_SLOT + 681}`);
     expect(await stored(row!.words)).toEqual({ n: ROW_LINES * WORDS_PER_LINE, last: 16_367 });
@@ -75,7 +63,7 @@ describe('index row literals', () => {
   it('leaves out a word too long for a lexeme, keeping its position', () => {
     const long = 'é'.repeat(1100);
     const fits = 'é'.repeat(1000);
-    expect(entries(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words)).toEqual([
+    expect(occurrences(rowVectors([['a', 'x'.repeat(3000), long, 'b'], [fits]])[0]!.words)).toEqual([
       "'a':1",
       "'b':4",
       `'${fits}':683`,

@@ -9,20 +9,8 @@ import {
   startsOf,
 } from '../../projections/search-passages/passages.ts';
 import { matchingLines, parseKeywords } from '../../src/search/keywords.ts';
+import { occurrences } from './literal-entries.ts';
 
-/** A row literal's entries one per occurrence, in position order (rowVectors lists each lexeme once). */
-const occurrences = (words: string) =>
-  words
-    .split(' ')
-    .flatMap((entry) => {
-      const colon = entry.lastIndexOf(':');
-      return entry
-        .slice(colon + 1)
-        .split(',')
-        .map((p) => ({ lexeme: entry.slice(0, colon + 1), p: Number(p) }));
-    })
-    .sort((a, b) => a.p - b.p)
-    .map(({ lexeme, p }) => `${lexeme}${p}`);
 const letters = (n: number) => Array.from({ length: n }, (_, i) => `l${i}`);
 
 describe('passage index layout', () => {
