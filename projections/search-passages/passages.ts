@@ -81,9 +81,37 @@ export function rowVectors(lines: readonly (readonly string[])[]): { start: numb
       else parts.push(`${lexemes[k]!}${position}`);
       last = k;
     }
-    rows.push({ start, words: parts.join(' ') });
+    rows.push({ start, words: withinBudget(parts).join(' ') });
   }
   return rows;
+}
+
+// PostgreSQL refuses a tsvector whose lexemes and positions pass 1 MB (MAXSTRPOS).
+const VECTOR_BUDGET = 1_000_000;
+
+/**
+ * A row's entries that fit one tsvector: when they would not, the longest lexemes are left out
+ * (only a row of thousands of very long "words" gets there). A literal's text is at least a third of
+ * the bytes PostgreSQL stores for it, so most rows need no measuring.
+ */
+function withinBudget(parts: string[]): string[] {
+  let length = 0;
+  for (const part of parts) length += part.length + 1;
+  if (length * 3 <= VECTOR_BUDGET) return parts;
+  const sized = parts.map((part, k) => {
+    const colon = part.lastIndexOf(':');
+    // The lexeme, a WordEntry, alignment, the position count and two bytes a position (folded
+    // words hold no commas).
+    return { k, bytes: Buffer.byteLength(part.slice(1, colon - 1)) + 8 + 2 * part.split(',').length };
+  });
+  let total = sized.reduce((sum, entry) => sum + entry.bytes, 0);
+  const dropped = new Set<number>();
+  for (const entry of sized.sort((a, b) => b.bytes - a.bytes)) {
+    if (total <= VECTOR_BUDGET) break;
+    dropped.add(entry.k);
+    total -= entry.bytes;
+  }
+  return parts.filter((_, k) => !dropped.has(k));
 }
 
 const HIGH_UNITS = /[\ud800-\uffff]/;

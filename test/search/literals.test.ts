@@ -70,6 +70,24 @@ describe('index row literals', () => {
     ]);
   });
 
+  it('leaves out the longest words when a row would pass the 1 MB a tsvector holds', async () => {
+    const long = (k: number) => `${'x'.repeat(1990)}${String(k).padStart(4, '0')}`;
+    const lines = Array.from({ length: 2 }, (_, line) => [
+      'fund',
+      ...Array.from({ length: 600 }, (_, k) => long(line * 600 + k)),
+      'wombat',
+    ]);
+    const [row] = rowVectors(lines);
+    const kept = occurrences(row!.words);
+    expect(kept).toContain("'fund':1");
+    expect(kept).toContain(`'wombat':${LINE_SLOT + 602}`);
+    expect(kept.length).toBeGreaterThan(400);
+    expect(kept.length).toBeLessThan(1202);
+    // PostgreSQL takes the literal: every lexeme kept is stored.
+    const { n } = await stored(row!.words);
+    expect(n).toBe(row!.words.split(' ').length);
+  });
+
   it('writes nothing for a line without words, which keeps its slot', () => {
     expect(rowVectors([[], ['a'], [], ['b']]).map((r) => r.words)).toEqual(["'a':683 'b':2047"]);
   });
