@@ -357,7 +357,7 @@ try {
                           where p.words @@ q.q offset 0) p, generate_series(0, 19) b
                   where p.m & (1 << b) <> 0 group by p.episode_id) hit
            cross join lateral (select l.line from transcript_chunks c,
-                                      json_array_elements(c.lines) with ordinality as l(line, n)
+                                      json_array_elements(c.lines::json) with ordinality as l(line, n)
                                 where c.episode_id = hit.episode_id
                                   and c.chunk in (select s / 16 from unnest(hit.lines) as s)
                                   and c.chunk * 16 + l.n - 1 = any(hit.lines)) l`,

@@ -44,43 +44,56 @@ export function storedLines(event: EpisodeTranscribed): StoredLine[] {
   });
 }
 
-/** Each transcribed episode's lines; a re-sent episode replaces them (or removes them when it has none). */
+/** The rows of transcript_chunks of one transcript: its lines in order, CHUNK_LINES to a row, as JSON. */
+const chunksOf = (lines: readonly StoredLine[]) =>
+  Array.from({ length: Math.ceil(lines.length / CHUNK_LINES) }, (_, chunk) =>
+    JSON.stringify(lines.slice(chunk * CHUNK_LINES, (chunk + 1) * CHUNK_LINES)),
+  );
+
+/**
+ * Each transcribed episode's lines, stored once, in chunks; a re-sent episode replaces them (or
+ * removes them when it has none). The chunks travel as one text, a line feed between them (JSON
+ * escapes every line feed inside), and are stored as text: PostgreSQL parses no JSON on the way in
+ * (docs/catalog.md, "Read models").
+ */
 export const transcriptsProjection: Projection = {
   name: NAME,
   eventTypes: ['EpisodeTranscribed'],
   async apply(tx: Queryable, events: readonly RecordedEvent[]) {
     const episodes = await advanceEpisodeVersions(tx, NAME, events);
     if (episodes.length === 0) return;
-    const ids = episodes.map((e) => e.episode.id);
-    await tx.query('delete from transcripts where episode_id = any($1::text[])', [ids]);
-    await tx.query('delete from transcript_chunks where episode_id = any($1::text[])', [ids]);
-    const rows = episodes
-      .filter((e) => (e.transcript?.lines?.length ?? 0) > 0)
-      .map((e) => ({
-        episode_id: e.episode.id,
-        podcast_id: e.podcast.id,
-        language: e.transcript?.language ?? e.episode.language ?? null,
-        lines: storedLines(e),
-      }));
-    if (rows.length === 0) return;
     await tx.query(
-      `insert into transcripts (episode_id, podcast_id, language, lines)
-       select r.episode_id, r.podcast_id, r.language, r.lines
-         from json_to_recordset($1::json) as r(episode_id text, podcast_id text, language text, lines json)`,
-      [JSON.stringify(rows)],
+      `with gone as (delete from transcripts where episode_id = any($1::text[]))
+       delete from transcript_chunks where episode_id = any($1::text[])`,
+      [episodes.map((e) => e.episode.id)],
     );
-    const chunks = rows.flatMap(({ episode_id, lines }) =>
-      Array.from({ length: Math.ceil(lines.length / CHUNK_LINES) }, (_, chunk) => ({
-        episode_id,
-        chunk,
-        lines: lines.slice(chunk * CHUNK_LINES, (chunk + 1) * CHUNK_LINES),
-      })),
-    );
+    const transcribed = episodes.filter((e) => (e.transcript?.lines?.length ?? 0) > 0);
+    if (transcribed.length === 0) return;
+    const owners: string[] = [];
+    const numbers: number[] = [];
+    const chunks: string[] = [];
+    for (const event of transcribed)
+      for (const [number, chunk] of chunksOf(storedLines(event)).entries()) {
+        owners.push(event.episode.id);
+        numbers.push(number);
+        chunks.push(chunk);
+      }
     await tx.query(
-      `insert into transcript_chunks (episode_id, chunk, lines)
-       select r.episode_id, r.chunk, r.lines
-         from json_to_recordset($1::json) as r(episode_id text, chunk int, lines json)`,
-      [JSON.stringify(chunks)],
+      `with transcript as (
+         insert into transcripts (episode_id, podcast_id, language)
+         select * from unnest($1::text[], $2::text[], $3::text[]))
+       insert into transcript_chunks (episode_id, chunk, lines)
+       select o.episode_id, o.chunk, c.lines
+         from unnest($4::text[], $5::int[]) with ordinality as o(episode_id, chunk, n)
+         join string_to_table($6::text, E'\\n') with ordinality as c(lines, n) using (n)`,
+      [
+        transcribed.map((e) => e.episode.id),
+        transcribed.map((e) => e.podcast.id),
+        transcribed.map((e) => e.transcript?.language ?? e.episode.language ?? null),
+        owners,
+        numbers,
+        chunks.join('\n'),
+      ],
     );
   },
   async reset(tx: Queryable) {

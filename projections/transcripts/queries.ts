@@ -7,12 +7,36 @@ export interface TranscriptRow {
   lines: StoredLine[];
 }
 
+/**
+ * SQL: each transcript of `where` (on transcripts t) with its chunks joined into one JSON array of
+ * arrays, as text: the lines are parsed once, by the caller.
+ */
+const wholeTranscripts = (where: string) =>
+  `select t.episode_id, t.language,
+          (select '[' || string_agg(c.lines, ',' order by c.chunk) || ']'
+             from transcript_chunks c where c.episode_id = t.episode_id) as chunks
+     from transcripts t where ${where}`;
+
+const whole = ({
+  episode_id,
+  language,
+  chunks,
+}: {
+  episode_id: string;
+  language: string | null;
+  chunks: string;
+}) => ({
+  episode_id,
+  language,
+  lines: (JSON.parse(chunks) as StoredLine[][]).flat(),
+});
+
 export async function findTranscript(db: Queryable, episodeId: string): Promise<TranscriptRow | null> {
-  const { rows } = await db.query<TranscriptRow>(
-    'select episode_id, language, lines from transcripts where episode_id = $1::text',
+  const { rows } = await db.query<{ episode_id: string; language: string | null; chunks: string }>(
+    wholeTranscripts('t.episode_id = $1::text'),
     [episodeId],
   );
-  return rows[0] ?? null;
+  return rows[0] ? whole(rows[0]) : null;
 }
 
 /**
@@ -37,11 +61,11 @@ export async function transcriptsByIds(
   db: Queryable,
   episodeIds: readonly string[],
 ): Promise<TranscriptRow[]> {
-  const { rows } = await db.query<TranscriptRow>(
-    'select episode_id, language, lines from transcripts where episode_id = any($1::text[])',
+  const { rows } = await db.query<{ episode_id: string; language: string | null; chunks: string }>(
+    wholeTranscripts('t.episode_id = any($1::text[])'),
     [episodeIds],
   );
-  return rows;
+  return rows.map(whole);
 }
 
 /**
@@ -66,7 +90,7 @@ export async function linesAt(
        from (select episode_id, position / ${CHUNK_LINES} as chunk, array_agg(position % ${CHUNK_LINES} + 1) as wanted
                from unnest($1::text[], $2::int[]) as u(episode_id, position) group by 1, 2) w
        join transcript_chunks c on c.episode_id = w.episode_id and c.chunk = w.chunk
-       cross join lateral json_array_elements(c.lines) with ordinality as l(line, n)
+       cross join lateral json_array_elements(c.lines::json) with ordinality as l(line, n)
       where l.n = any(w.wanted)`,
     [ids, positions],
   );

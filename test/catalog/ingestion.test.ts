@@ -137,7 +137,8 @@ describe('catalog events through POST /v1/ingest/events and the read models', ()
     const snapshot = async () => ({
       podcasts: (await db.query('select id, title, apple_id, topics from podcasts order by id')).rows,
       episodes: (await db.query('select id, has_transcript, videos from catalog_episodes order by id')).rows,
-      transcripts: (await db.query('select episode_id, lines from transcripts order by episode_id')).rows,
+      transcripts: (await db.query('select episode_id, chunk, lines from transcript_chunks order by 1, 2'))
+        .rows,
       clips: (await db.query('select id, speaker, audio_url, segment_id from clips order by id')).rows,
       ads: (await db.query('select id, sponsor_name from ads order by id')).rows,
       formats: (await db.query('select podcast_id, episode_count, has_ads, has_video from podcast_formats'))

@@ -36,7 +36,7 @@ describe('the transcripts kept per process', () => {
     counting = {
       ...db,
       query: (text, params) => {
-        if (/from transcripts where/.test(text)) reads++;
+        if (/from transcript_chunks c where/.test(text)) reads++;
         return db.query(text, params);
       },
     };

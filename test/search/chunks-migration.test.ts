@@ -42,10 +42,11 @@ describe.each(ENGINES)('migration 0170 on %s', (engine) => {
     await ingestEvents(store, [episodeEvent({ id: 'ep-new', lines })]);
     await catchUp(db, store, transcriptsProjection);
 
-    const { rows } = await db.query<{ episode_id: string; chunk: number; lines: unknown }>(
+    const { rows } = await db.query<{ episode_id: string; chunk: number; lines: string }>(
       'select episode_id, chunk, lines from transcript_chunks order by episode_id, chunk',
     );
-    const chunksOf = (id: string) => rows.filter((r) => r.episode_id === id).map((r) => [r.chunk, r.lines]);
+    const chunksOf = (id: string) =>
+      rows.filter((r) => r.episode_id === id).map((r) => [r.chunk, JSON.parse(r.lines)]);
     expect(chunksOf('ep-old').map(([chunk]) => chunk)).toEqual([0, 1, 2]);
     expect(chunksOf('ep-old')).toEqual(chunksOf('ep-new'));
 

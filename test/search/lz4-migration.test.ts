@@ -28,7 +28,13 @@ describe.each(ENGINES)('migration 0220 on %s', (engine) => {
       `insert into transcript_chunks (episode_id, chunk, lines) values ('ep-old', 0, $1::json)`,
       [lines],
     );
-    expect(await migrate(db, loadMigrations())).toContain('0220_transcript_lz4');
+    // Up to 0220: later migrations move the lines (0227 keeps them in transcript_chunks only).
+    expect(
+      await migrate(
+        db,
+        loadMigrations().filter((m) => m.id <= LZ4),
+      ),
+    ).toEqual(['0220_transcript_lz4']);
     await db.query(
       `insert into transcripts (episode_id, podcast_id, lines) values ('ep-new', 'p', $1::json)`,
       [lines],

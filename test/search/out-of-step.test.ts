@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findTranscript } from '../../projections/transcripts/queries.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { quokka } from './fixture.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
@@ -74,8 +75,7 @@ interface Item {
   truncated: boolean;
 }
 const transcriptLines = async (id: string, on = h): Promise<Line[]> =>
-  (await on.db.query<{ lines: Line[] }>('select lines from transcripts where episode_id = $1', [id])).rows[0]
-    ?.lines ?? [];
+  (await findTranscript(on.db, id))?.lines ?? [];
 
 /** Every line an item shows is a line the transcript holds now, with its current text. */
 async function expectExistingLines(items: Item[], on = h) {

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StoredLine, transcriptsProjection } from '../../../projections/transcripts/projection.ts';
-import { linesAt } from '../../../projections/transcripts/queries.ts';
+import {
+  type StoredLine,
+  storedLines,
+  transcriptsProjection,
+} from '../../../projections/transcripts/projection.ts';
+import { findTranscript, linesAt, transcriptsByIds } from '../../../projections/transcripts/queries.ts';
 import type { Db } from '../../../src/db/db.ts';
 import type { EventStore } from '../../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../../src/eventstore/postgres.ts';
@@ -11,8 +15,8 @@ import { episodeEvent } from '../../fixtures/events.ts';
 import { createDb, ENGINES } from '../../support/db.ts';
 import { catchUp } from '../../support/projections.ts';
 
-// transcript_chunks holds each stored transcript's lines again, 16 to a row in position order
-// (docs/search.md, "Lines are not copied"): whatever the transcripts model holds, in step with it.
+// transcript_chunks holds each stored transcript's lines, 16 to a row in position order
+// (docs/search.md, "Lines are not copied"), the only copy: whole transcripts are read from them.
 const lines = (n: number, prefix = 'Line') => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}.`);
 
 /** Line numbers out of order, with a gap and a duplicate: positions follow the sorted numbers. */
@@ -36,7 +40,7 @@ describe.each(ENGINES)('transcript chunks on %s', (engine) => {
   beforeAll(async () => {
     ({ db, drop } = await createDb(engine));
     store = createPostgresEventStore(db);
-    await ingestEvents(store, [
+    await send([
       shuffled('ep-shuffled'),
       episodeEvent({ id: 'ep-15', lines: lines(15) }),
       episodeEvent({ id: 'ep-16', lines: lines(16) }),
@@ -45,27 +49,32 @@ describe.each(ENGINES)('transcript chunks on %s', (engine) => {
       episodeEvent({ id: 'ep-removed', lines: lines(20) }),
       episodeEvent({ id: 'ep-empty', lines: [] }),
     ]);
-    await catchUp(db, store, transcriptsProjection);
   });
   afterAll(async () => {
     await store?.close();
     await drop?.();
   });
 
+  /** The newest version sent of each episode. */
+  const sent = new Map<string, EpisodeTranscribed>();
+  async function send(events: EpisodeTranscribed[]) {
+    await ingestEvents(store, events);
+    for (const event of events) sent.set(event.episode.id, event);
+    await catchUp(db, store, transcriptsProjection);
+  }
+
+  /** Each transcript as the episodes sent last hold it, by episode id. */
   const transcripts = async () =>
-    (
-      await db.query<{ episode_id: string; lines: StoredLine[] }>(
-        'select episode_id, lines from transcripts order by episode_id',
-      )
-    ).rows;
+    [...sent.values()]
+      .map((event) => ({ episode_id: event.episode.id, lines: storedLines(event) }))
+      .filter((t) => t.lines.length > 0)
+      .sort((a, b) => a.episode_id.localeCompare(b.episode_id));
   const chunks = async () =>
     (
-      await db.query<{
-        episode_id: string;
-        chunk: number;
-        lines: StoredLine[];
-      }>('select episode_id, chunk, lines from transcript_chunks order by episode_id, chunk')
-    ).rows;
+      await db.query<{ episode_id: string; chunk: number; lines: string }>(
+        'select episode_id, chunk, lines from transcript_chunks order by episode_id, chunk',
+      )
+    ).rows.map((row) => ({ ...row, lines: JSON.parse(row.lines) as StoredLine[] }));
 
   /** Every transcript's lines, 16 to a chunk, and no chunk of an episode without a transcript. */
   async function expectInStep() {
@@ -77,6 +86,15 @@ describe.each(ENGINES)('transcript chunks on %s', (engine) => {
       })),
     );
     expect(await chunks()).toEqual(expected);
+    const held = await db.query<{ episode_id: string }>(
+      'select episode_id from transcripts order by episode_id',
+    );
+    expect(held.rows.map((r) => r.episode_id)).toEqual((await transcripts()).map((t) => t.episode_id));
+    for (const { episode_id, lines } of await transcripts())
+      expect(await findTranscript(db, episode_id)).toEqual({ episode_id, language: 'en', lines });
+    expect(
+      (await transcriptsByIds(db, [...sent.keys()])).sort((a, b) => a.episode_id.localeCompare(b.episode_id)),
+    ).toEqual((await transcripts()).map((t) => ({ ...t, language: 'en' })));
   }
 
   /** linesAt reads each position as the transcript holds it, and nothing past its end. */
@@ -110,8 +128,7 @@ describe.each(ENGINES)('transcript chunks on %s', (engine) => {
   });
 
   it('drops the chunks a re-sent episode no longer fills, and all of a removed transcript', async () => {
-    await ingestEvents(store, [resent('ep-shrinks', lines(17, 'Shorter')), resent('ep-removed', [])]);
-    await catchUp(db, store, transcriptsProjection);
+    await send([resent('ep-shrinks', lines(17, 'Shorter')), resent('ep-removed', [])]);
     await expectInStep();
     expect((await chunks()).filter((c) => c.episode_id === 'ep-shrinks').map((c) => c.chunk)).toEqual([0, 1]);
     expect((await chunks()).some((c) => c.episode_id === 'ep-removed')).toBe(false);
