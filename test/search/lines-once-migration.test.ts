@@ -78,3 +78,56 @@ describe.each(ENGINES)('migration 0227 on %s', (engine) => {
     expect(chunkColumn.rows).toEqual([{ type: 'text', compression: engine === 'postgres' ? 'l' : '' }]);
   });
 });
+
+describe.each(ENGINES)('migration 0227 on %s, with transcripts stored before it', (engine) => {
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(() => drop?.());
+
+  it('keeps the lines of a transcript that has no chunks, and stores the chunks it rewrites with lz4', async () => {
+    const made = await createDb(engine, { migrated: false });
+    drop = made.drop;
+    const { db } = made;
+    await migrate(
+      db,
+      loadMigrations().filter((m) => m.id < CHUNKS),
+    );
+    // Long lines, so that their chunks (0170 fills them) are compressed; then one transcript written
+    // without chunks, as a process older than 0170 wrote it during a rolling upgrade
+    // (docs/operations.md).
+    const long = Array.from({ length: 20 }, (_, i) => `Line ${i + 1} ${'of the wombat fund, '.repeat(20)}`);
+    const chunked = episodeEvent({ id: 'ep-chunked', lines: long });
+    await db.query(
+      `insert into transcripts (episode_id, podcast_id, language, lines) values ('ep-chunked', 'pod-1', 'en', $1::json)`,
+      [JSON.stringify(storedLines(chunked))],
+    );
+    await migrate(
+      db,
+      loadMigrations().filter((m) => m.id < ONCE),
+    );
+    const unchunked = episodeEvent({ id: 'ep-unchunked', lines });
+    await db.query(
+      `insert into transcripts (episode_id, podcast_id, language, lines) values ('ep-unchunked', 'pod-1', 'en', $1::json)`,
+      [JSON.stringify(storedLines(unchunked))],
+    );
+    expect(await migrate(db)).toContain('0227_transcript_lines_once');
+
+    expect(await findTranscript(db, 'ep-unchunked')).toEqual({
+      episode_id: 'ep-unchunked',
+      language: 'en',
+      lines: storedLines(unchunked),
+    });
+    expect((await linesAt(db, new Map([['ep-unchunked', [17]]]))).get('ep-unchunked')?.[17]).toEqual(
+      storedLines(unchunked)[17],
+    );
+    expect((await findTranscript(db, 'ep-chunked'))?.lines).toEqual(storedLines(chunked));
+    const compressed = await db.query<{ chunk: number; compression: string | null }>(
+      `select chunk, pg_column_compression(lines) as compression from transcript_chunks
+        where episode_id = 'ep-chunked' order by chunk`,
+    );
+    const method = engine === 'postgres' ? 'lz4' : 'pglz';
+    expect(compressed.rows).toEqual([
+      { chunk: 0, compression: method },
+      { chunk: 1, compression: method },
+    ]);
+  });
+});
