@@ -136,6 +136,23 @@ describe.each(ENGINES)('transcript chunks on %s', (engine) => {
     expect((await linesAt(db, new Map([['ep-removed', [0, 1]]]))).get('ep-removed')).toEqual([]);
   });
 
+  it('stores and reads back lines of any text: breaks, separators, NUL, lone surrogates', async () => {
+    const odd = [
+      'a\nb',
+      'c\r\nd',
+      'e\u2028f\u2029g',
+      'nul \u0000 here',
+      'lone \ud800 high',
+      'lone \udc00 low',
+      '\n',
+    ];
+    await send([
+      episodeEvent({ id: 'ep-odd', lines: Array.from({ length: 40 }, (_, i) => odd[i % odd.length]!) }),
+    ]);
+    await expectInStep();
+    await expectLinesAtPositions('ep-odd');
+  });
+
   it('rebuilds the chunks to the same rows', async () => {
     const before = await chunks();
     await db.query(`insert into transcript_chunks (episode_id, chunk, lines) values ('ep-stale', 0, '[]')`);
