@@ -40,7 +40,7 @@ export const rowVectors = (lines: readonly (readonly string[])[]) => episodeRows
 /**
  * The same rows as `rowVectors`, each tsvector in PostgreSQL's binary form (tsvectorrecv: the
  * lexeme count, then each lexeme, a zero byte, its position count and positions as 16-bit
- * integers): PostgreSQL reads it about five times faster than the literal (docs/search.md,
+ * integers): PostgreSQL reads it five times faster than the literal (docs/search.md,
  * "Where the targets stand").
  */
 export const rowVectorsBinary = (lines: readonly (readonly string[])[]) => episodeRows(lines, binary);
@@ -55,7 +55,7 @@ interface RowKeys {
 
 function episodeRows<T>(
   lines: readonly (readonly string[])[],
-  encode: (row: RowKeys) => T,
+  encoder: (lexemes: readonly string[]) => (row: RowKeys) => T,
 ): { start: number; words: T }[] {
   // Each line's words as ids (an id per distinct word of the episode) with their offsets in the line.
   const ids = new Map<string, number>();
@@ -69,6 +69,7 @@ function episodeRows<T>(
   lexemes.forEach((word, k) => {
     rank[ids.get(word)!] = k;
   });
+  const encode = encoder(lexemes);
   const rows: { start: number; words: T }[] = [];
   const keys = new Float64Array(ROW_LINES * WORDS_PER_LINE);
   // A row starts at every STRIDE-th line, so each line is one of the first STRIDE lines of exactly one row.
@@ -103,34 +104,50 @@ function episodeRows<T>(
 
 const lexemeOf = (row: RowKeys, g: number) => Math.floor(row.keys[row.bounds[g]!]! / POSITION_SPAN);
 
-function literal(row: RowKeys): string {
-  const parts: string[] = [];
-  for (let g = 0; g + 1 < row.bounds.length; g++) {
-    const k = lexemeOf(row, g);
-    let part = `'${row.lexemes[k]!}':`;
-    for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++)
-      part += `${i > row.bounds[g]! ? ',' : ''}${row.keys[i]! - k * POSITION_SPAN}`;
-    parts.push(part);
-  }
-  return parts.join(' ');
+function literal(lexemes: readonly string[]) {
+  const quoted = lexemes.map((word) => `'${word}':`);
+  return (row: RowKeys): string => {
+    const parts: string[] = [];
+    for (let g = 0; g + 1 < row.bounds.length; g++) {
+      const k = lexemeOf(row, g);
+      let part = quoted[k]!;
+      for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++)
+        part += `${i > row.bounds[g]! ? ',' : ''}${row.keys[i]! - k * POSITION_SPAN}`;
+      parts.push(part);
+    }
+    return parts.join(' ');
+  };
 }
 
-function binary(row: RowKeys): Buffer {
-  const groups = row.bounds.length - 1;
-  let size = 4;
-  for (let g = 0; g < groups; g++) size += row.lexemes[lexemeOf(row, g)]!.length * 3 + 3;
-  size += 2 * row.keys.length;
-  const out = Buffer.allocUnsafe(size);
-  let at = out.writeInt32BE(groups, 0);
-  for (let g = 0; g < groups; g++) {
-    const k = lexemeOf(row, g);
-    at += out.write(row.lexemes[k]!, at);
-    out[at++] = 0;
-    at = out.writeUInt16BE(row.bounds[g + 1]! - row.bounds[g]!, at);
-    for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++)
-      at = out.writeUInt16BE(row.keys[i]! - k * POSITION_SPAN, at);
-  }
-  return out.subarray(0, at);
+function binary(lexemes: readonly string[]) {
+  // Every lexeme's UTF-8 bytes and the zero byte ending it, as tsvectorrecv reads them (folded
+  // words hold no zero), encoded once per episode.
+  const utf8 = Buffer.from(`${lexemes.join('\0')}\0`);
+  const from = new Int32Array(lexemes.length + 1);
+  for (let i = 0, k = 1; i < utf8.length; i++) if (utf8[i] === 0) from[k++] = i + 1;
+  return (row: RowKeys): Buffer => {
+    const groups = row.bounds.length - 1;
+    let size = 4 + 2 * row.keys.length;
+    for (let g = 0; g < groups; g++) {
+      const k = lexemeOf(row, g);
+      size += from[k + 1]! - from[k]! + 2;
+    }
+    const out = Buffer.allocUnsafe(size);
+    let at = out.writeInt32BE(groups, 0);
+    for (let g = 0; g < groups; g++) {
+      const k = lexemeOf(row, g);
+      for (let i = from[k]!; i < from[k + 1]!; i++) out[at++] = utf8[i]!;
+      const count = row.bounds[g + 1]! - row.bounds[g]!;
+      out[at++] = count >> 8;
+      out[at++] = count & 0xff;
+      for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++) {
+        const position = row.keys[i]! - k * POSITION_SPAN;
+        out[at++] = position >> 8;
+        out[at++] = position & 0xff;
+      }
+    }
+    return out;
+  };
 }
 
 // PostgreSQL refuses a tsvector whose lexemes and positions pass 1 MB (MAXSTRPOS).
