@@ -35,7 +35,28 @@ export const foldedLines = (texts: readonly string[]): string[][] => texts.map(f
  * once, its positions ascending, the lexemes in PostgreSQL's order, so PostgreSQL has nothing to
  * merge and its sort on input finds them in order (the same value as one entry per occurrence).
  */
-export function rowVectors(lines: readonly (readonly string[])[]): { start: number; words: string }[] {
+export const rowVectors = (lines: readonly (readonly string[])[]) => episodeRows(lines, literal);
+
+/**
+ * The same rows as `rowVectors`, each tsvector in PostgreSQL's binary form (tsvectorrecv: the
+ * lexeme count, then each lexeme, a zero byte, its position count and positions as 16-bit
+ * integers): PostgreSQL reads it five times faster than the literal (docs/search.md,
+ * "Where the targets stand").
+ */
+export const rowVectorsBinary = (lines: readonly (readonly string[])[]) => episodeRows(lines, binary);
+
+/** A row's lexemes in PostgreSQL's order: `keys` sorted (rank · POSITION_SPAN + position), each rank a lexeme. */
+interface RowKeys {
+  lexemes: readonly string[];
+  keys: Float64Array;
+  /** Where each lexeme's keys start in `keys`, and a last entry at its end. */
+  bounds: number[];
+}
+
+function episodeRows<T>(
+  lines: readonly (readonly string[])[],
+  encoder: (lexemes: readonly string[]) => (row: RowKeys) => T,
+): { start: number; words: T }[] {
   // Each line's words as ids (an id per distinct word of the episode) with their offsets in the line.
   const ids = new Map<string, number>();
   const entries = lines.map((words) => lineEntries(words, ids));
@@ -47,9 +68,9 @@ export function rowVectors(lines: readonly (readonly string[])[]): { start: numb
   const rank = new Int32Array(lexemes.length);
   lexemes.forEach((word, k) => {
     rank[ids.get(word)!] = k;
-    lexemes[k] = `'${word}':`;
   });
-  const rows: { start: number; words: string }[] = [];
+  const encode = encoder(lexemes);
+  const rows: { start: number; words: T }[] = [];
   const keys = new Float64Array(ROW_LINES * WORDS_PER_LINE);
   // A row starts at every STRIDE-th line, so each line is one of the first STRIDE lines of exactly one row.
   for (let start = 0; start < lines.length; start += STRIDE) {
@@ -72,46 +93,105 @@ export function rowVectors(lines: readonly (readonly string[])[]): { start: numb
         keys[count++] = rank[id]! * POSITION_SPAN + base + line.offsets[i]!;
       }
     }
-    const parts: string[] = [];
-    let last = -1;
-    for (const key of keys.subarray(0, count).sort()) {
-      const k = Math.floor(key / POSITION_SPAN);
-      const position = key - k * POSITION_SPAN;
-      if (k === last) parts[parts.length - 1] += `,${position}`;
-      else parts.push(`${lexemes[k]!}${position}`);
-      last = k;
-    }
-    rows.push({ start, words: withinBudget(parts).join(' ') });
+    const sorted = keys.subarray(0, count).sort();
+    rows.push({
+      start,
+      words: encode(withinBudget({ lexemes, keys: sorted, bounds: lexemeBounds(sorted) })),
+    });
   }
   return rows;
+}
+
+const lexemeOf = (row: RowKeys, g: number) => Math.floor(row.keys[row.bounds[g]!]! / POSITION_SPAN);
+
+function literal(lexemes: readonly string[]) {
+  const quoted = lexemes.map((word) => `'${word}':`);
+  return (row: RowKeys): string => {
+    const parts: string[] = [];
+    for (let g = 0; g + 1 < row.bounds.length; g++) {
+      const k = lexemeOf(row, g);
+      let part = quoted[k]!;
+      for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++)
+        part += `${i > row.bounds[g]! ? ',' : ''}${row.keys[i]! - k * POSITION_SPAN}`;
+      parts.push(part);
+    }
+    return parts.join(' ');
+  };
+}
+
+function binary(lexemes: readonly string[]) {
+  // Every lexeme's UTF-8 bytes and the zero byte ending it, as tsvectorrecv reads them (folded
+  // words hold no zero), encoded once per episode.
+  const utf8 = Buffer.from(`${lexemes.join('\0')}\0`);
+  const from = new Int32Array(lexemes.length + 1);
+  for (let i = 0, k = 1; i < utf8.length; i++) if (utf8[i] === 0) from[k++] = i + 1;
+  return (row: RowKeys): Buffer => {
+    const groups = row.bounds.length - 1;
+    let size = 4 + 2 * row.keys.length;
+    for (let g = 0; g < groups; g++) {
+      const k = lexemeOf(row, g);
+      size += from[k + 1]! - from[k]! + 2;
+    }
+    const out = Buffer.allocUnsafe(size);
+    let at = out.writeInt32BE(groups, 0);
+    for (let g = 0; g < groups; g++) {
+      const k = lexemeOf(row, g);
+      for (let i = from[k]!; i < from[k + 1]!; i++) out[at++] = utf8[i]!;
+      const count = row.bounds[g + 1]! - row.bounds[g]!;
+      out[at++] = count >> 8;
+      out[at++] = count & 0xff;
+      for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++) {
+        const position = row.keys[i]! - k * POSITION_SPAN;
+        out[at++] = position >> 8;
+        out[at++] = position & 0xff;
+      }
+    }
+    return out;
+  };
 }
 
 // PostgreSQL refuses a tsvector whose lexemes and positions pass 1 MB (MAXSTRPOS).
 const VECTOR_BUDGET = 1_000_000;
 
 /**
- * A row's entries that fit one tsvector: when they would not, the longest lexemes are left out
- * (only a row of thousands of very long "words" gets there). A literal's text is at least a third of
- * the bytes PostgreSQL stores for it, so most rows need no measuring.
+ * A row's lexemes that fit one tsvector: when they would not, the longest lexemes are left out
+ * (only a row of thousands of very long "words" gets there). A lexeme is at most three bytes a
+ * UTF-16 code unit, so most rows need no measuring.
  */
-function withinBudget(parts: string[]): string[] {
-  let length = 0;
-  for (const part of parts) length += part.length + 1;
-  if (length * 3 <= VECTOR_BUDGET) return parts;
-  const sized = parts.map((part, k) => {
-    const colon = part.lastIndexOf(':');
-    // The lexeme, a WordEntry, alignment, the position count and two bytes a position (folded
-    // words hold no commas).
-    return { k, bytes: Buffer.byteLength(part.slice(1, colon - 1)) + 8 + 2 * part.split(',').length };
-  });
+function withinBudget(row: RowKeys): RowKeys {
+  const groups = row.bounds.length - 1;
+  // The lexeme, a WordEntry, alignment, the position count and two bytes a position.
+  const bytes = (g: number, measure: (word: string) => number) =>
+    measure(row.lexemes[lexemeOf(row, g)]!) + 8 + 2 * (row.bounds[g + 1]! - row.bounds[g]!);
+  let bound = 0;
+  for (let g = 0; g < groups; g++) bound += bytes(g, (word) => word.length * 3);
+  if (bound <= VECTOR_BUDGET) return row;
+  const sized = Array.from({ length: groups }, (_, g) => ({ g, bytes: bytes(g, Buffer.byteLength) }));
   let total = sized.reduce((sum, entry) => sum + entry.bytes, 0);
   const dropped = new Set<number>();
-  for (const entry of sized.sort((a, b) => b.bytes - a.bytes)) {
+  for (const entry of [...sized].sort((a, b) => b.bytes - a.bytes)) {
     if (total <= VECTOR_BUDGET) break;
-    dropped.add(entry.k);
+    dropped.add(entry.g);
     total -= entry.bytes;
   }
-  return parts.filter((_, k) => !dropped.has(k));
+  if (dropped.size === 0) return row;
+  const kept: number[] = [];
+  for (let g = 0; g < groups; g++)
+    if (!dropped.has(g)) for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++) kept.push(row.keys[i]!);
+  const keys = Float64Array.from(kept);
+  return { lexemes: row.lexemes, keys, bounds: lexemeBounds(keys) };
+}
+
+function lexemeBounds(keys: Float64Array): number[] {
+  const bounds: number[] = [];
+  let last = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const k = Math.floor(keys[i]! / POSITION_SPAN);
+    if (k !== last) bounds.push(i);
+    last = k;
+  }
+  bounds.push(keys.length);
+  return bounds;
 }
 
 const HIGH_UNITS = /[\ud800-\uffff]/;

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
 import { linesInOrder } from '../transcripts/projection.ts';
-import { foldedLines, rowVectors } from './passages.ts';
+import { foldedLines, rowVectors, rowVectorsBinary } from './passages.ts';
 
 const NAME = 'search_passage_rows';
 // Rows per insert statement (about 2.5 episodes of 2,000 lines): large enough to amortise the
@@ -33,6 +33,26 @@ function producerMentions(event: EpisodeTranscribed) {
   }));
 }
 
+const TSVECTOR_OID = 3614;
+
+/** A one-dimensional tsvector[] in PostgreSQL's binary form (array_recv), of binary tsvectors. */
+function tsvectorArray(items: readonly Buffer[]): Buffer {
+  let size = 20;
+  for (const item of items) size += 4 + item.length;
+  const out = Buffer.allocUnsafe(size);
+  // Dimensions, no nulls, the element type, then the one dimension's length and lower bound.
+  let at = out.writeInt32BE(1, 0);
+  at = out.writeInt32BE(0, at);
+  at = out.writeInt32BE(TSVECTOR_OID, at);
+  at = out.writeInt32BE(items.length, at);
+  at = out.writeInt32BE(1, at);
+  for (const item of items) {
+    at = out.writeInt32BE(item.length, at);
+    at += item.copy(out, at);
+  }
+  return out;
+}
+
 /**
  * Inserts the episodes' rows, each statement running while the next one's rows are built
  * (docs/search.md, "Where the targets stand"). The connection runs one statement at a time: the
@@ -40,9 +60,12 @@ function producerMentions(event: EpisodeTranscribed) {
  * rollback comes after it.
  */
 async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
+  // PostgreSQL takes the rows' words in binary form; PGlite sends every parameter as text.
+  const binary = tx.kind === 'postgres';
+  const build = binary ? rowVectorsBinary : rowVectors;
   let ids: string[] = [];
   let starts: number[] = [];
-  let words: string[] = [];
+  let words: (string | Buffer)[] = [];
   let inFlight: Promise<unknown> | undefined;
   const flush = async () => {
     await inFlight;
@@ -50,7 +73,7 @@ async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]
     inFlight = tx.query(
       `insert into search_passage_rows (episode_id, start, words)
        select * from unnest($1::text[], $2::int[], $3::tsvector[])`,
-      [ids, starts, words],
+      [ids, starts, binary ? tsvectorArray(words as Buffer[]) : words],
     );
     // Awaited on the next flush or below; a failure before then must not count as unhandled.
     inFlight.catch(() => {});
@@ -61,7 +84,7 @@ async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]
   try {
     for (const event of episodes) {
       const lines = linesInOrder(event);
-      for (const row of rowVectors(foldedLines(lines.map((line) => line.text)))) {
+      for (const row of build(foldedLines(lines.map((line) => line.text)))) {
         ids.push(event.episode.id);
         starts.push(row.start);
         words.push(row.words);

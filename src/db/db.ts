@@ -5,6 +5,8 @@ export interface QueryResult<R> {
 }
 
 export interface Queryable {
+  /** The engine behind it, where a statement's parameters are sent differently (a Buffer in binary form on PostgreSQL). */
+  readonly kind?: 'postgres' | 'pglite';
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;

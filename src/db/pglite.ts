@@ -11,6 +11,7 @@ interface PGliteLike {
 
 function wrap(target: PGliteLike): Queryable {
   return {
+    kind: 'pglite',
     async query<R>(text: string, params?: readonly unknown[]) {
       const result = await target.query<R>(text, params as unknown[] | undefined);
       // PGlite reports affectedRows 0 for a SELECT: count the rows it returned instead.

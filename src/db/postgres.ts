@@ -19,6 +19,7 @@ export interface PostgresOptions {
 
 function wrap(client: pg.ClientBase | pg.Pool): Queryable {
   return {
+    kind: 'postgres',
     async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
       const result = await client.query(text, params as unknown[] | undefined);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };

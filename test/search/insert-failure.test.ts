@@ -44,6 +44,7 @@ function watched(tx: Queryable) {
       }
     };
   const q: Queryable = {
+    ...(tx.kind ? { kind: tx.kind } : {}),
     query: track(tx.query.bind(tx)) as Queryable['query'],
     exec: track(tx.exec.bind(tx)),
   };

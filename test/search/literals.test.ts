@@ -4,6 +4,7 @@ import {
   POSITIONS_PER_LINE,
   ROW_LINES,
   rowVectors,
+  rowVectorsBinary,
   WORDS_PER_LINE,
 } from '../../projections/search-passages/passages.ts';
 import { createDb, createTestDb, ENGINES, type TestDb } from '../support/db.ts';
@@ -121,5 +122,39 @@ describe.each(ENGINES)('index row literals on %s', (engine) => {
       expect(words).toBe(rows[0]!.text);
     }
     expect(rowVectors(lines)[0]!.words).toContain(`'zeta':1,3,${LINE_SLOT + 2} `);
+  });
+});
+
+describe('index rows in binary form (PostgreSQL)', () => {
+  it('are the values of the literals, in every case the literals handle', async () => {
+    const long = (k: number) => `${'x'.repeat(1990)}${String(k).padStart(4, '0')}`;
+    const cases: string[][][] = [
+      // PostgreSQL's order above U+D800, accents, digits, repeats across lines, several rows.
+      [
+        ['zeta', 'alpha', 'zeta', 'al', 'a', 'aa', 'ab', 'b', 'ba', 'société', 'ωmega', '日本', 'b2', '10'],
+        ['alpha', 'zeta', 'école', 'al', '\u{20000}', '\ufa0e', 'z', 'é', 'e', '\u{20000}x', '\ufa0ez'],
+        ...Array.from({ length: ROW_LINES * 2 }, (_, k) => [...repeat('wombat', 5), 'alpha', `w${k}`]),
+      ],
+      // A word capped at 10 positions a line, lines past 681 words, empty lines, a word too long.
+      Array.from({ length: ROW_LINES }, () => [...repeat('wombat', 300), 'fund']),
+      Array.from({ length: ROW_LINES }, (_, k) => numbered(700, `l${k}w`)),
+      [[], ['a', 'x'.repeat(3000), 'é'.repeat(1100), 'é'.repeat(1000)], [], ['b']],
+      // A row past the 1 MB a tsvector holds.
+      Array.from({ length: 2 }, (_, line) => [
+        'fund',
+        ...Array.from({ length: 600 }, (_, k) => long(line * 600 + k)),
+      ]),
+    ];
+    for (const lines of cases) {
+      const text = rowVectors(lines);
+      const binary = rowVectorsBinary(lines);
+      expect(binary.map((r) => r.start)).toEqual(text.map((r) => r.start));
+      for (const [k, row] of binary.entries()) {
+        const { rows } = await test.db.query<{ text: string }>('select $1::tsvector::text as text', [
+          row.words,
+        ]);
+        expect(rows[0]!.text).toBe(text[k]!.words);
+      }
+    }
   });
 });
