@@ -122,13 +122,13 @@ describe.each(ENGINES)('podcast list answers on %s', (engine) => {
   beforeAll(async () => {
     h = await catalogHarness(engine);
     await h.ingest(events);
-  });
+  }, 300_000);
   afterAll(async () => {
     await h.close();
     if (RECORD) writeFileSync(ANSWERS, `${JSON.stringify(recorded, null, 1)}\n`);
   });
 
-  it('answers every page as recorded', async () => {
+  it('answers every page as recorded', { timeout: 300_000 }, async () => {
     const now = await answers(h);
     expect(Object.keys(now).length).toBeGreaterThan(150);
     if (RECORD) recorded[engine] = now;
