@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodeEvent, podcastEvent as benchPodcast } from '../../bench/catalog/synthetic.ts';
+import { podcastEvent as benchPodcast, episodeEvent } from '../../bench/catalog/synthetic.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ENGINES, type Engine } from '../support/db.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, NOW, podcastEvent } from './support.ts';
@@ -27,15 +27,36 @@ function catalog(): IngestEvent[] {
     const age = p % 6 === 0 ? 200 : p % 11 === 0 ? 385 - 7 * 8 : 0;
     const episodes = p % 11 === 0 ? 2 : 3 + (p % 9);
     for (let n = 0; n < episodes; n++)
-      events.push(episodeEvent(p, n, p % 2 === 0 && n % 2 === 0 ? 3 : 0, new Date(NOW.getTime() - age * DAY)));
+      events.push(
+        episodeEvent(p, n, p % 2 === 0 && n % 2 === 0 ? 3 : 0, new Date(NOW.getTime() - age * DAY)),
+      );
   }
   const declared = [{ id: 'topic-food', name: 'Food', slug: 'food', ancestry: 'culture/food' }];
   events.push(
-    podcastEvent({ id: 'decl-1', title: 'Kitchen Stories', language: 'en', popularity: 0.66, topics: declared }),
-    podcastEvent({ id: 'decl-2', title: 'Kitchen Nightly', language: 'fr-FR', has_video: true, topics: declared }),
+    podcastEvent({
+      id: 'decl-1',
+      title: 'Kitchen Stories',
+      language: 'en',
+      popularity: 0.66,
+      topics: declared,
+    }),
+    podcastEvent({
+      id: 'decl-2',
+      title: 'Kitchen Nightly',
+      language: 'fr-FR',
+      has_video: true,
+      topics: declared,
+    }),
     episodeOf({ id: 'decl-2-e1', podcastId: 'decl-2', podcastTitle: 'Kitchen Nightly', roles: ['HOST'] }),
     podcastEvent({ id: 'bare-1', title: 'Empty Hall', slug: 'pod-3', popularity: 0.2 }),
-    episodeOf({ id: 'vid-e1', podcastId: 'vid-1', podcastTitle: 'Video Lab', videos: 1, roles: ['HOST', 'GUEST'], ads: 1 }),
+    episodeOf({
+      id: 'vid-e1',
+      podcastId: 'vid-1',
+      podcastTitle: 'Video Lab',
+      videos: 1,
+      roles: ['HOST', 'GUEST'],
+      ads: 1,
+    }),
   );
   return events;
 }
@@ -70,8 +91,20 @@ const FILTERS: Record<string, string>[] = [
   { topic_id: 'culture/food' },
   { topic_id: 'topic-food', language: 'fr' },
   { topic_id: 'nothing-here' },
-  { topic_id: 'business', language: 'en', min_popularity: '0.1', guest_frequency: 'occasional,regular,always', publishing_status: 'active' },
-  { topic_id: 'sports', language: 'de', min_popularity: '0.3', guest_frequency: 'regular,always', publishing_status: 'active' },
+  {
+    topic_id: 'business',
+    language: 'en',
+    min_popularity: '0.1',
+    guest_frequency: 'occasional,regular,always',
+    publishing_status: 'active',
+  },
+  {
+    topic_id: 'sports',
+    language: 'de',
+    min_popularity: '0.3',
+    guest_frequency: 'regular,always',
+    publishing_status: 'active',
+  },
   { topic_id: 'science', has_video: 'false', max_episodes_per_week: '1', sort: 'popularity' },
   { q: 'happy' },
   { q: 'the', sort: 'popularity' },
@@ -102,7 +135,12 @@ async function answers(h: CatalogHarness): Promise<Record<string, string>> {
       query = { ...filter, limit: '7', cursor };
     }
   }
-  for (const url of ['/v1/podcasts/pod-1', '/v1/podcasts/decl-2', '/v1/podcasts/vid-1', '/v1/podcasts/bare-1'])
+  for (const url of [
+    '/v1/podcasts/pod-1',
+    '/v1/podcasts/decl-2',
+    '/v1/podcasts/vid-1',
+    '/v1/podcasts/bare-1',
+  ])
     for (const topicLimit of ['0', '1', '10', '100']) {
       const query = { topic_limit: topicLimit };
       record(`${url}?${new URLSearchParams(query)}`, await h.get(url, query));

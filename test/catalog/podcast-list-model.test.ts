@@ -13,7 +13,8 @@ const COOKING = { id: 'top-cook', name: 'Cooking', ancestry: 'food/cooking' };
 describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
   let h: CatalogHarness;
   const rows = async () =>
-    (await h.db.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry')).rows;
+    (await h.db.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry'))
+      .rows;
   /** The rows computed again from the sources, in a transaction rolled back. */
   const recomputed = async () => {
     let again: Record<string, unknown>[] = [];
@@ -21,8 +22,9 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
       .transaction(async (tx) => {
         await tx.query('delete from podcast_list');
         await tx.query('select refresh_podcast_list(array(select id from podcasts))');
-        again = (await tx.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry'))
-          .rows;
+        again = (
+          await tx.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry')
+        ).rows;
         throw new Error('rolled back');
       })
       .catch((error: Error) => {
@@ -36,7 +38,13 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
     await h.ingest([
       podcastEvent({ id: 'pod-a', title: 'Alpha', language: 'en-GB', popularity: 0.5, topics: [COOKING] }),
       podcastEvent({ id: 'pod-b', title: 'Beta', language: 'fr', has_video: true, topics: [AI] }),
-      episodeOf({ id: 'a1', podcastId: 'pod-a', podcastTitle: 'Alpha', topics: [AI], roles: ['HOST', 'GUEST'] }),
+      episodeOf({
+        id: 'a1',
+        podcastId: 'pod-a',
+        podcastTitle: 'Alpha',
+        topics: [AI],
+        roles: ['HOST', 'GUEST'],
+      }),
       episodeOf({ id: 'a2', podcastId: 'pod-a', podcastTitle: 'Alpha', topics: [CHIPS, AI], ads: 1 }),
       episodeOf({ id: 'a3', podcastId: 'pod-a', podcastTitle: 'Alpha', publishedAt: '2026-01-01T00:00:00Z' }),
     ]);
@@ -45,7 +53,8 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
 
   it('holds a row per show and per ancestry of its topics, with its share and filter columns', async () => {
     const list = await rows();
-    const of = (id: string, ancestry: string) => list.find((r) => r.podcast_id === id && r.ancestry === ancestry);
+    const of = (id: string, ancestry: string) =>
+      list.find((r) => r.podcast_id === id && r.ancestry === ancestry);
     expect(list.map((r) => `${r.podcast_id} ${r.ancestry}`)).toEqual([
       'pod-a ',
       'pod-a technology',
@@ -58,8 +67,17 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
     ]);
     expect(of('pod-a', 'technology/ai')).toMatchObject({ share: 2 / 3, language: 'en', popularity: 0.5 });
     expect(of('pod-a', 'technology/chips')).toMatchObject({ share: 1 / 3, has_video: false });
-    expect(of('pod-b', 'technology')).toMatchObject({ share: 1, language: 'fr', has_video: true, guest_frequency: null });
-    expect((of('pod-a', '')?.topics as { id: string }[]).map((t) => t.id)).toEqual(['top-ai', 'top-chips', 'top-cook']);
+    expect(of('pod-b', 'technology')).toMatchObject({
+      share: 1,
+      language: 'fr',
+      has_video: true,
+      guest_frequency: null,
+    });
+    expect((of('pod-a', '')!.topics as { id: string }[]).map((t) => t.id)).toEqual([
+      'top-ai',
+      'top-chips',
+      'top-cook',
+    ]);
     expect(list).toEqual(await recomputed());
   });
 
@@ -67,8 +85,20 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
     await h.ingest([
       podcastEvent({ id: 'pod-a', title: 'Alpha', language: 'de', popularity: 0.9 }, '2026-11-20T11:00:00Z'),
       // a re-sent episode with other topics, and an episode moved to the show that only declared one
-      episodeOf({ id: 'a2', podcastId: 'pod-a', podcastTitle: 'Alpha', topics: [COOKING], occurredAt: '2026-11-20T11:00:00Z' }),
-      episodeOf({ id: 'a1', podcastId: 'pod-b', podcastTitle: 'Beta', topics: [CHIPS], occurredAt: '2026-11-20T11:00:00Z' }),
+      episodeOf({
+        id: 'a2',
+        podcastId: 'pod-a',
+        podcastTitle: 'Alpha',
+        topics: [COOKING],
+        occurredAt: '2026-11-20T11:00:00Z',
+      }),
+      episodeOf({
+        id: 'a1',
+        podcastId: 'pod-b',
+        podcastTitle: 'Beta',
+        topics: [CHIPS],
+        occurredAt: '2026-11-20T11:00:00Z',
+      }),
     ]);
     const list = await rows();
     expect(list.map((r) => `${r.podcast_id} ${r.ancestry} ${r.share}`)).toEqual([
