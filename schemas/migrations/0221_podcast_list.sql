@@ -2,8 +2,8 @@
 -- filters and sorts by, one row per show (ancestry '') and one per show and topic ancestry (with
 -- the show's share of it), so a page reads its own rows through one index instead of joining every
 -- show's topic shares, format profile and row. Kept by the triggers below in the transactions that
--- write its sources (podcasts, podcast_formats, catalog_episode_topics, podcast_topic_shares): a
--- rebuild of any of their projections rebuilds it too. Nothing in it depends on the time of reading.
+-- write its sources (podcasts, podcast_formats, podcast_topic_shares; catalog_episode_topics for the
+-- topics): a rebuild of any of their projections rebuilds it too. Nothing in it depends on the time of reading.
 create table podcast_list (
   podcast_id text not null,
   -- '' for the show's own row; else an ancestry at or above one of its topics (or declared ones)
@@ -31,18 +31,20 @@ create table podcast_list (
 create index podcast_list_popularity on podcast_list (ancestry, popularity desc nulls last, podcast_id);
 create index podcast_list_share on podcast_list (ancestry, share desc, popularity desc nulls last, podcast_id);
 
--- Computes again the rows of these shows from the sources.
+-- Computes again the rows of these shows from the sources: each show's row, then its rows for the
+-- ancestries of its topics, every one read through the show's keys (a backfill of every show too).
 create function refresh_podcast_list(ids text[]) returns void
 language sql
 as $$
-  delete from podcast_list where podcast_id = any(ids);
+  delete from podcast_list where podcast_id in (select unnest(ids));
   insert into podcast_list (podcast_id, ancestry, share, slug, language, suitability_tier, popularity,
          has_video, guest_frequency, signals, has_ads, avg_episode_minutes, first_episode_published_at,
          latest_episode_published_at, topics)
-  select p.id, '', null, p.slug, lower(split_part(p.language, '-', 1)), p.suitability_tier, p.popularity,
-         coalesce(fm.has_video, false) or coalesce(p.has_video, false), fm.guest_frequency, fm.signals,
-         fm.has_ads, fm.avg_episode_minutes, fm.first_episode_published_at, fm.latest_episode_published_at,
-         coalesce((
+  select p.id, a.ancestry, a.share, p.slug, lower(split_part(p.language, '-', 1)), p.suitability_tier,
+         p.popularity, coalesce(fm.has_video, false) or coalesce(p.has_video, false), fm.guest_frequency,
+         fm.signals, fm.has_ads, fm.avg_episode_minutes, fm.first_episode_published_at,
+         fm.latest_episode_published_at,
+         case when a.ancestry = '' then coalesce((
            select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
                                              'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
                                              'episode_count', tp.episode_count)
@@ -56,28 +58,20 @@ as $$
                    select d->>'id', d->>'name', d->>'slug', coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
                      from jsonb_array_elements(coalesce(p.topics, '[]')) d
                     where not exists (select 1 from catalog_episode_topics t
-                                       where t.podcast_id = p.id and t.topic_id = d->>'id')) tp), '[]')
-    from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
-   where p.id = any(ids);
-  insert into podcast_list (podcast_id, ancestry, share, slug, language, suitability_tier, popularity,
-         has_video, guest_frequency, signals, has_ads, avg_episode_minutes, first_episode_published_at,
-         latest_episode_published_at)
-  select l.podcast_id, tp.ancestry, tp.share, l.slug, l.language, l.suitability_tier, l.popularity,
-         l.has_video, l.guest_frequency, l.signals, l.has_ads, l.avg_episode_minutes,
-         l.first_episode_published_at, l.latest_episode_published_at
-    from podcast_list l
-    join (select s.podcast_id, s.ancestry, s.episode_count::float8 / fm.episode_count as share
-            from podcast_topic_shares s join podcast_formats fm on fm.podcast_id = s.podcast_id
-           where s.podcast_id = any(ids)
-          union all
-          select p.id, prefix, 1.0::float8
-            from podcasts p, unnest(topic_prefixes(declared_topic_ancestries(p.topics))) prefix
-           where p.id = any(ids)
-             -- no tagged episodes (read from the shares, which the catalog_episodes projection writes
-             -- after the episodes' topics: a trigger between the two never counts a topic twice)
-             and not exists (select 1 from podcast_topic_shares s where s.podcast_id = p.id)) tp
-      on tp.podcast_id = l.podcast_id
-   where l.ancestry = '' and l.podcast_id = any(ids);
+                                       where t.podcast_id = p.id and t.topic_id = d->>'id')) tp), '[]') end
+    from podcasts p
+    left join podcast_formats fm on fm.podcast_id = p.id
+    cross join lateral (
+      select '' as ancestry, null::float8 as share
+      union all
+      select s.ancestry, s.episode_count::float8 / fm.episode_count
+        from podcast_topic_shares s where s.podcast_id = p.id and fm.podcast_id is not null
+      union all
+      -- no tagged episodes (read from the shares, which the catalog_episodes projection writes after
+      -- the episodes' topics: a trigger between the two never counts a topic twice)
+      select prefix, 1.0::float8 from unnest(topic_prefixes(declared_topic_ancestries(p.topics))) prefix
+       where not exists (select 1 from podcast_topic_shares s where s.podcast_id = p.id)) a
+   where p.id in (select unnest(ids));
 $$;
 
 -- After each statement that changes a source, the shows of its changed rows (the key column named
@@ -103,10 +97,8 @@ create trigger podcast_list_formats_delete after delete on podcast_formats
   referencing old table as changed for each statement execute function refresh_podcast_list_of_changed('podcast_id');
 create trigger podcast_list_formats_update after update on podcast_formats
   referencing new table as changed for each statement execute function refresh_podcast_list_of_changed('podcast_id');
-create trigger podcast_list_episode_topics_insert after insert on catalog_episode_topics
-  referencing new table as changed for each statement execute function refresh_podcast_list_of_changed('podcast_id');
-create trigger podcast_list_episode_topics_delete after delete on catalog_episode_topics
-  referencing old table as changed for each statement execute function refresh_podcast_list_of_changed('podcast_id');
+-- Not on catalog_episode_topics: the catalog_episodes projection writes a show's topic shares again
+-- after every change of its episodes' topics, so these also carry the shows whose topics changed.
 create trigger podcast_list_topic_shares_insert after insert on podcast_topic_shares
   referencing new table as changed for each statement execute function refresh_podcast_list_of_changed('podcast_id');
 create trigger podcast_list_topic_shares_delete after delete on podcast_topic_shares
