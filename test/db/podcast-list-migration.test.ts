@@ -32,7 +32,7 @@ describe.each(ENGINES)('migration 0221 (podcast list read model) on %s', (engine
     ]);
     for (const projection of catalogProjections) await catchUp(db, store, projection);
     await store.close();
-    expect(await migrate(db)).toEqual(['0221_podcast_list']);
+    expect(await migrate(db)).toContain('0221_podcast_list');
     const { rows } = await db.query<{ key: string }>(
       `select podcast_id || ' ' || ancestry || ' ' || coalesce(share::text, '-') || ' ' || coalesce(language, '-')
               || ' ' || json_array_length(coalesce(topics, '[]')) as key
