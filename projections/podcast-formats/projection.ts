@@ -1,5 +1,6 @@
 import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
 import { formatLabels } from '../../src/catalog/format-rules.ts';
+import { lockPodcastList } from '../../src/catalog/podcast-list-locks.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
@@ -58,6 +59,7 @@ interface Aggregate {
 
 /** Recomputes the aggregate of each podcast from its episodes' facts; a podcast left with none loses it. */
 async function recompute(tx: Queryable, podcastIds: string[]) {
+  await lockPodcastList(tx, podcastIds);
   const { rows } = await tx.query<Aggregate>(
     `select podcast_id, count(*)::int as episode_count,
             count(*) filter (where analyzed)::int as analyzed,
