@@ -9,7 +9,7 @@
 -- lock table holds), taken in one order (two such statements never deadlock). A projection that
 -- writes several sources' statements in a batch takes them for all its shows first
 -- (src/catalog/podcast-list-locks.ts): taking more in a later statement could deadlock.
-create function lock_podcast_list(ids text[]) returns void
+create or replace function lock_podcast_list(ids text[]) returns void
 language sql
 as $$
   select count(pg_advisory_xact_lock(221, bucket))

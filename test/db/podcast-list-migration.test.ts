@@ -18,6 +18,9 @@ describe.each(ENGINES)('migration 0221 (podcast list read model) on %s', (engine
       db,
       loadMigrations().filter((m) => m.id < 221),
     );
+    // The projections of this version take the list's locks before they write (0223): a no-op
+    // stands in for them on the schema before the list read model.
+    await db.query(`create function lock_podcast_list(ids text[]) returns void language sql as 'select'`);
   });
   afterAll(() => drop());
 
