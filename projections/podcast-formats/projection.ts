@@ -59,7 +59,6 @@ interface Aggregate {
 
 /** Recomputes the aggregate of each podcast from its episodes' facts; a podcast left with none loses it. */
 async function recompute(tx: Queryable, podcastIds: string[]) {
-  await lockPodcastList(tx, podcastIds);
   const { rows } = await tx.query<Aggregate>(
     `select podcast_id, count(*)::int as episode_count,
             count(*) filter (where analyzed)::int as analyzed,
@@ -90,6 +89,7 @@ async function recompute(tx: Queryable, podcastIds: string[]) {
       group by podcast_id`,
     [podcastIds],
   );
+  await lockPodcastList(tx, podcastIds);
   await tx.query('delete from podcast_formats where podcast_id = any($1::text[])', [podcastIds]);
   if (rows.length === 0) return;
   const formats = rows.map((row) => {
