@@ -1,4 +1,5 @@
 import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
+import { lockPodcastList } from '../../src/catalog/podcast-list-locks.ts';
 import { searchKey } from '../../src/catalog/search-key.ts';
 import { ancestryPathHash, topicAncestry } from '../../src/catalog/topics.ts';
 import type { Queryable } from '../../src/db/db.ts';
@@ -63,6 +64,7 @@ function topicRows(event: EpisodeTranscribed) {
 
 /** Counts again, for these shows, the episodes at or below each ancestry (the topic_id filter). */
 async function refreshTopicShares(tx: Queryable, podcastIds: string[]) {
+  await lockPodcastList(tx, podcastIds);
   await tx.query('delete from podcast_topic_shares where podcast_id = any($1::text[])', [podcastIds]);
   await tx.query(
     `insert into podcast_topic_shares (ancestry, podcast_id, episode_count)

@@ -1,5 +1,6 @@
 import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
 import { formatLabels } from '../../src/catalog/format-rules.ts';
+import { lockPodcastList } from '../../src/catalog/podcast-list-locks.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
@@ -88,6 +89,7 @@ async function recompute(tx: Queryable, podcastIds: string[]) {
       group by podcast_id`,
     [podcastIds],
   );
+  await lockPodcastList(tx, podcastIds);
   await tx.query('delete from podcast_formats where podcast_id = any($1::text[])', [podcastIds]);
   if (rows.length === 0) return;
   const formats = rows.map((row) => {

@@ -1,3 +1,4 @@
+import { lockPodcastList } from '../../src/catalog/podcast-list-locks.ts';
 import { searchKey } from '../../src/catalog/search-key.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
@@ -125,6 +126,11 @@ export const podcastsProjection: Projection = {
     const versions = mergeBatch(events);
     if (versions.length === 0) return;
     const rows = versions.map((v) => ({ id: v.id, ...v.values, field_times: v.times }));
+    // Its inserted and its updated shows are refreshed by a trigger each.
+    await lockPodcastList(
+      tx,
+      versions.map((v) => v.id),
+    );
     // A podcast first seen without a title cannot happen: title is required in both events.
     await tx.query(UPSERT, [JSON.stringify(rows)]);
   },

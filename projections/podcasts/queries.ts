@@ -9,8 +9,8 @@ export interface PodcastFilters {
   q?: string;
   sort: 'relevance' | 'popularity';
   slug?: string;
-  /** A resolved topic ancestry: shows where it (or a topic below it) is at least 20% of episodes. */
-  topicAncestry?: string;
+  /** A topic_id: shows where the ancestry it names (or a topic below it) is at least 20% of episodes. */
+  topicId?: string;
   language?: string;
   suitabilityTier?: string;
   minPopularity?: number;
@@ -99,7 +99,6 @@ export async function listPodcastItems(
 ): Promise<PodcastItemRow[]> {
   const params = new Params();
   const ctes: string[] = [];
-  const joins: string[] = [];
   const where: string[] = [];
   const order: string[] = [];
   // Bound only when a filter reads it: an unused parameter has no type PostgreSQL can infer.
@@ -108,88 +107,64 @@ export async function listPodcastItems(
   const windowStart = () => `(${now()} - interval '${ACTIVE_WINDOW_DAYS} days')`;
 
   const q = f.q ?? '';
-  if (q) {
-    ctes.push(searchHits(params, q));
-    joins.push('join ranked r on r.id = p.id');
-  }
-  if (f.topicAncestry !== undefined) {
-    const ancestry = params.p(f.topicAncestry, 'text');
-    // A show's share: its episodes at or below the ancestry over its episode count, from the
-    // podcast_formats row the other filters read (one join, not two); 1 for a declared topic.
-    ctes.push(`
-      topical as (
-        select s.podcast_id, s.episode_count::float8 as episodes, false as declared
-          from podcast_topic_shares s
-         where s.ancestry = ${ancestry}
-        union all
-        select p.id, null, true
-          from podcasts p
-         where topic_prefixes(declared_topic_ancestries(p.topics)) @> array[${ancestry}]
-           and not exists (select 1 from catalog_episode_topics t where t.podcast_id = p.id)
-      )`);
-    joins.push(`join topical tp on tp.podcast_id = p.id
-       cross join lateral (select case when tp.declared then 1.0::float8
-                                       else tp.episodes / fm.episode_count end as share) ts`);
-    where.push(`ts.share >= ${TOPIC_SHARE}`);
-  }
-  if (f.slug !== undefined) where.push(`p.slug = ${params.p(f.slug, 'text')}`);
-  if (f.language !== undefined)
-    where.push(`lower(split_part(p.language, '-', 1)) = ${params.p(f.language.toLowerCase(), 'text')}`);
+  if (q) ctes.push(searchHits(params, q));
+  // The show's own rows, or with topic_id its rows for the ancestry (a declared topic's share is 1).
+  const ancestry = f.topicId === undefined ? "''" : topicAncestry(params.p(f.topicId, 'text'));
+  where.push(`l.ancestry = ${ancestry}`);
+  if (f.topicId !== undefined) where.push(`l.share >= ${TOPIC_SHARE}`);
+  if (f.slug !== undefined) where.push(`l.slug = ${params.p(f.slug, 'text')}`);
+  if (f.language !== undefined) where.push(`l.language = ${params.p(f.language.toLowerCase(), 'text')}`);
   if (f.suitabilityTier !== undefined)
-    where.push(`p.suitability_tier = ${params.p(f.suitabilityTier, 'text')}`);
+    where.push(`l.suitability_tier = ${params.p(f.suitabilityTier, 'text')}`);
   if (f.minPopularity !== undefined && f.minPopularity > 0)
-    where.push(`p.popularity >= ${params.p(f.minPopularity, 'float8')}`);
+    where.push(`l.popularity >= ${params.p(f.minPopularity, 'float8')}`);
   if (f.guestFrequency?.length)
-    where.push(`fm.guest_frequency = any(${params.p(f.guestFrequency, 'text[]')})`);
-  if (f.formatSignals?.length) where.push(`fm.signals && ${params.p(f.formatSignals, 'text[]')}`);
-  if (f.hasAds !== undefined) where.push(`fm.has_ads = ${params.p(f.hasAds, 'boolean')}`);
-  if (f.hasVideo !== undefined)
-    where.push(
-      `(coalesce(fm.has_video, false) or coalesce(p.has_video, false)) = ${params.p(f.hasVideo, 'boolean')}`,
-    );
+    where.push(`l.guest_frequency = any(${params.p(f.guestFrequency, 'text[]')})`);
+  if (f.formatSignals?.length) where.push(`l.signals && ${params.p(f.formatSignals, 'text[]')}`);
+  if (f.hasAds !== undefined) where.push(`l.has_ads = ${params.p(f.hasAds, 'boolean')}`);
+  if (f.hasVideo !== undefined) where.push(`l.has_video = ${params.p(f.hasVideo, 'boolean')}`);
   if (f.minAvgMinutes !== undefined)
-    where.push(`fm.avg_episode_minutes >= ${params.p(f.minAvgMinutes, 'float8')}`);
+    where.push(`l.avg_episode_minutes >= ${params.p(f.minAvgMinutes, 'float8')}`);
   if (f.maxAvgMinutes !== undefined)
-    where.push(`fm.avg_episode_minutes <= ${params.p(f.maxAvgMinutes, 'float8')}`);
+    where.push(`l.avg_episode_minutes <= ${params.p(f.maxAvgMinutes, 'float8')}`);
   if (f.minEpisodesPerWeek !== undefined || f.maxEpisodesPerWeek !== undefined) {
-    where.push(`fm.first_episode_published_at <= ${now()} - interval '${BRIEFLY_TRACKED_DAYS} days'`);
+    where.push(`l.first_episode_published_at <= ${now()} - interval '${BRIEFLY_TRACKED_DAYS} days'`);
     const perWeek = `((select count(*) from podcast_format_episodes fe
-                        where fe.podcast_id = p.id and fe.published_at > ${windowStart()}
+                        where fe.podcast_id = l.podcast_id and fe.published_at > ${windowStart()}
                           and fe.published_at <= ${now()})::float8 / ${ACTIVE_WINDOW_DAYS / 7})`;
     if (f.minEpisodesPerWeek !== undefined)
       where.push(`${perWeek} >= ${params.p(f.minEpisodesPerWeek, 'float8')}`);
     if (f.maxEpisodesPerWeek !== undefined)
       where.push(`${perWeek} <= ${params.p(f.maxEpisodesPerWeek, 'float8')}`);
   }
-  if (f.publishingStatus === 'active') where.push(`fm.latest_episode_published_at >= ${windowStart()}`);
-  if (f.publishingStatus === 'dormant') where.push(`fm.latest_episode_published_at < ${windowStart()}`);
+  if (f.publishingStatus === 'active') where.push(`l.latest_episode_published_at >= ${windowStart()}`);
+  if (f.publishingStatus === 'dormant') where.push(`l.latest_episode_published_at < ${windowStart()}`);
 
   if (q && f.sort === 'relevance')
     order.push("(r.quality = 'exact') desc", "(r.quality = 'prefix') desc", 'r.score desc');
-  else if (f.topicAncestry !== undefined && f.sort === 'relevance') order.push('ts.share desc');
-  order.push('p.popularity desc nulls last', 'p.id');
+  else if (f.topicId !== undefined && f.sort === 'relevance') order.push('l.share desc');
+  order.push('l.popularity desc nulls last', 'l.podcast_id');
 
   // The page's rank is numbered in the page's own order: the items are read in a join that keeps none.
   ctes.push(`
     page as (
-      select p.id, ${q ? 'r.quality' : 'null::text'} as quality, row_number() over (order by ${order.join(', ')}) as rank
-        from podcasts p
-        left join podcast_formats fm on fm.podcast_id = p.id
-        ${joins.join('\n')}
-       ${where.length ? `where ${where.join(' and ')}` : ''}
+      select l.podcast_id as id, ${q ? 'r.quality' : 'null::text'} as quality,
+             row_number() over (order by ${order.join(', ')}) as rank
+        from podcast_list l
+        ${q ? 'join ranked r on r.id = l.podcast_id' : ''}
+       where ${where.join(' and ')}
        order by ${order.join(', ')}
        limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}
     )`);
   const { rows } = await db.query<ItemRowJson & { quality: MatchQuality | null }>(
     `with ${ctes.join(',')}
-     select page.quality, ${itemColumns(now(), params.p(ITEM_TOPICS, 'int'))}
-       from page join podcasts p on p.id = page.id
-       left join podcast_formats fm on fm.podcast_id = p.id
+     select page.quality, ${itemColumns(now())}
+       from page join podcasts p on p.id = page.id ${ITEM_JOINS}
       order by page.rank`,
     params.values,
   );
   return rows.map(({ quality, ...row }) => ({
-    ...itemOf(row),
+    ...itemOf(row, ITEM_TOPICS),
     ...(quality ? { matchQuality: quality } : {}),
   }));
 }
@@ -363,14 +338,17 @@ type ItemRowJson = PodcastRow & { format: FormatJson | null; topics: TopicRow[] 
 /** SQL: an instant as whole epoch milliseconds (what a Date holds: the microseconds dropped). */
 const epochMs = (instant: string) => `floor(extract(epoch from ${instant}) * 1000)`;
 
+/** SQL: what an item reads besides its show `p`: its format profile and its own list row (its topics). */
+const ITEM_JOINS = `left join podcast_formats fm on fm.podcast_id = p.id
+  join podcast_list li on li.podcast_id = p.id and li.ancestry = ''`;
+
 /**
- * SQL: the columns of a show's item over `podcasts p left join podcast_formats fm`: its row, its
- * format profile as JSON with the episodes of the trailing window before `now`, and its topics as
- * JSON, most episodes first, at most `topicLimit`: its episodes' topics, then its declared ones.
+ * SQL: the columns of a show's item over ITEM_JOINS: its row, its format profile as JSON with the
+ * episodes of the trailing window before `now`, and its topics (all of them: itemOf keeps the first).
  * One statement reads a whole page: each statement costs a round trip and a plan of its own
  * (docs/catalog.md, "The lists without the cache").
  */
-const itemColumns = (now: string, topicLimit: string) =>
+const itemColumns = (now: string) =>
   `${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
    case when fm.podcast_id is not null then
      to_jsonb(fm) || jsonb_build_object('episodes_in_window',
@@ -381,29 +359,12 @@ const itemColumns = (now: string, topicLimit: string) =>
        'first_episode_published_at', ${epochMs('fm.first_episode_published_at')},
        'latest_episode_published_at', ${epochMs('fm.latest_episode_published_at')},
        'computed_at', ${epochMs('fm.computed_at')}) end as format,
-   coalesce((
-     select json_agg(json_build_object('podcast_id', p.id, 'id', tp.id, 'name', tp.name, 'slug', tp.slug,
-                                       'ancestry', tp.ancestry, 'ancestry_path', tp.ancestry_path,
-                                       'episode_count', tp.episode_count)
-                     order by tp.episode_count desc, tp.name, tp.id)
-       from (select * from (
-               select t.topic_id as id, min(t.name) as name, min(t.slug) as slug,
-                      min(t.ancestry) as ancestry, min(t.ancestry_path) as ancestry_path,
-                      count(*)::int as episode_count -- (episode, topic) is the key: one row an episode
-                 from catalog_episode_topics t where t.podcast_id = p.id
-                group by t.topic_id
-               union all
-               select d->>'id', d->>'name', d->>'slug', coalesce(d->>'ancestry', d->>'slug', d->>'id'), null, 0
-                 from jsonb_array_elements(coalesce(p.topics, '[]')) d
-                where not exists (select 1 from catalog_episode_topics t
-                                   where t.podcast_id = p.id and t.topic_id = d->>'id')
-             ) all_topics
-             order by episode_count desc, name, id
-             limit ${topicLimit}) tp), '[]') as topics`;
+   li.topics`;
 
-const itemOf = ({ format, topics, ...podcast }: ItemRowJson): PodcastItemRow => ({
+/** An item from its columns, with the first `topicLimit` of its topics. */
+const itemOf = ({ format, topics, ...podcast }: ItemRowJson, topicLimit: number): PodcastItemRow => ({
   podcast,
-  topics,
+  topics: topics.slice(0, topicLimit),
   ...(format
     ? {
         format: {
@@ -424,25 +385,21 @@ export async function podcastItemRows(
   topicLimit: number,
 ): Promise<PodcastItemRow[]> {
   const { rows } = await db.query<ItemRowJson>(
-    `select ${itemColumns('$2::timestamptz', '$3::int')}
-       from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
-      where p.id = any($1::text[])`,
-    [ids, now, topicLimit],
+    `select ${itemColumns('$2::timestamptz')} from podcasts p ${ITEM_JOINS} where p.id = any($1::text[])`,
+    [ids, now],
   );
-  return rows.map(itemOf);
+  return rows.map((row) => itemOf(row, topicLimit));
 }
 
-/** The ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself. */
-export async function resolveTopicAncestry(db: Queryable, topicId: string): Promise<string> {
-  const { rows } = await db.query<{ ancestry: string }>(
-    `(select ancestry from catalog_episode_topics where topic_id = $1::text limit 1)
-     union all (select ancestry from catalog_episode_topics where ancestry_path = $1::text limit 1)
-     union all (select coalesce(d->>'ancestry', d->>'slug', d->>'id')
-                  from podcasts p, jsonb_array_elements(p.topics) d
-                 where p.topics @> jsonb_build_array(jsonb_build_object('id', $1::text))
-                   and d->>'id' = $1::text limit 1)
-     limit 1`,
-    [topicId],
-  );
-  return rows[0]?.ancestry ?? topicId;
-}
+/**
+ * SQL: the ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself.
+ * Read in the page's statement: one round trip less a request.
+ */
+const topicAncestry = (topicId: string) =>
+  `coalesce((select ancestry from (
+      (select ancestry from catalog_episode_topics where topic_id = ${topicId} limit 1)
+      union all (select ancestry from catalog_episode_topics where ancestry_path = ${topicId} limit 1)
+      union all (select coalesce(d->>'ancestry', d->>'slug', d->>'id')
+                   from podcasts p, jsonb_array_elements(p.topics) d
+                  where p.topics @> jsonb_build_array(jsonb_build_object('id', ${topicId}))
+                    and d->>'id' = ${topicId} limit 1)) named limit 1), ${topicId})`;

@@ -8,7 +8,6 @@ import {
   podcastIdsByApple,
   podcastItemRows,
   resolvePodcastId,
-  resolveTopicAncestry,
 } from '../../projections/podcasts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { NotFoundError } from '../errors.ts';
@@ -127,9 +126,7 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
         sort: query.sort ?? 'relevance',
         now,
         ...(query.slug === undefined ? {} : { slug: query.slug }),
-        ...(query.topic_id === undefined
-          ? {}
-          : { topicAncestry: await resolveTopicAncestry(app.db, query.topic_id) }),
+        ...(query.topic_id === undefined ? {} : { topicId: query.topic_id }),
         ...(query.language === undefined ? {} : { language: query.language }),
         ...(query.suitability_tier === undefined ? {} : { suitabilityTier: query.suitability_tier }),
         ...(query.min_popularity === undefined ? {} : { minPopularity: query.min_popularity }),

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
+import { podcastFormatsProjection } from '../../projections/podcast-formats/projection.ts';
+import { podcastsProjection } from '../../projections/podcasts/projection.ts';
+import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
+import { ENGINES } from '../support/db.ts';
+import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
+
+const AI = { id: 'top-ai', name: 'AI', ancestry: 'technology/ai' };
+const CHIPS = { id: 'top-chips', name: 'Chips', ancestry: 'technology/chips' };
+const COOKING = { id: 'top-cook', name: 'Cooking', ancestry: 'food/cooking' };
+
+describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
+  let h: CatalogHarness;
+  const rows = async () =>
+    (await h.db.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry'))
+      .rows;
+  /** The rows computed again from the sources, in a transaction rolled back. */
+  const recomputed = async () => {
+    let again: Record<string, unknown>[] = [];
+    await h.db
+      .transaction(async (tx) => {
+        await tx.query('delete from podcast_list');
+        await tx.query('select refresh_podcast_list(array(select id from podcasts))');
+        again = (
+          await tx.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry')
+        ).rows;
+        throw new Error('rolled back');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'rolled back') throw error;
+      });
+    return again;
+  };
+
+  beforeAll(async () => {
+    h = await catalogHarness(engine);
+    await h.ingest([
+      podcastEvent({ id: 'pod-a', title: 'Alpha', language: 'en-GB', popularity: 0.5, topics: [COOKING] }),
+      podcastEvent({ id: 'pod-b', title: 'Beta', language: 'fr', has_video: true, topics: [AI] }),
+      episodeOf({
+        id: 'a1',
+        podcastId: 'pod-a',
+        podcastTitle: 'Alpha',
+        topics: [AI],
+        roles: ['HOST', 'GUEST'],
+      }),
+      episodeOf({ id: 'a2', podcastId: 'pod-a', podcastTitle: 'Alpha', topics: [CHIPS, AI], ads: 1 }),
+      episodeOf({ id: 'a3', podcastId: 'pod-a', podcastTitle: 'Alpha', publishedAt: '2026-01-01T00:00:00Z' }),
+    ]);
+  });
+  afterAll(() => h.close());
+
+  it('holds a row per show and per ancestry of its topics, with its share and filter columns', async () => {
+    const list = await rows();
+    const of = (id: string, ancestry: string) =>
+      list.find((r) => r.podcast_id === id && r.ancestry === ancestry);
+    expect(list.map((r) => `${r.podcast_id} ${r.ancestry}`)).toEqual([
+      'pod-a ',
+      'pod-a technology',
+      'pod-a technology/ai',
+      'pod-a technology/chips',
+      // pod-b has no tagged episodes: its declared topic counts whole
+      'pod-b ',
+      'pod-b technology',
+      'pod-b technology/ai',
+    ]);
+    expect(of('pod-a', 'technology/ai')).toMatchObject({ share: 2 / 3, language: 'en', popularity: 0.5 });
+    expect(of('pod-a', 'technology/chips')).toMatchObject({ share: 1 / 3, has_video: false });
+    expect(of('pod-b', 'technology')).toMatchObject({
+      share: 1,
+      language: 'fr',
+      has_video: true,
+      guest_frequency: null,
+    });
+    expect((of('pod-a', '')!.topics as { id: string }[]).map((t) => t.id)).toEqual([
+      'top-ai',
+      'top-chips',
+      'top-cook',
+    ]);
+    expect(list).toEqual(await recomputed());
+  });
+
+  it('follows every source as it changes: shows, re-sent and moved episodes, declared topics', async () => {
+    await h.ingest([
+      podcastEvent({ id: 'pod-a', title: 'Alpha', language: 'de', popularity: 0.9 }, '2026-11-20T11:00:00Z'),
+      // a re-sent episode with other topics, and an episode moved to the show that only declared one
+      episodeOf({
+        id: 'a2',
+        podcastId: 'pod-a',
+        podcastTitle: 'Alpha',
+        topics: [COOKING],
+        occurredAt: '2026-11-20T11:00:00Z',
+      }),
+      episodeOf({
+        id: 'a1',
+        podcastId: 'pod-b',
+        podcastTitle: 'Beta',
+        topics: [CHIPS],
+        occurredAt: '2026-11-20T11:00:00Z',
+      }),
+    ]);
+    const list = await rows();
+    expect(list.map((r) => `${r.podcast_id} ${r.ancestry} ${r.share}`)).toEqual([
+      'pod-a  null',
+      'pod-a food 0.5',
+      'pod-a food/cooking 0.5',
+      'pod-b  null',
+      'pod-b technology 1',
+      'pod-b technology/chips 1',
+    ]);
+    expect(list[0]).toMatchObject({ language: 'de', popularity: 0.9 });
+    expect(list).toEqual(await recomputed());
+  });
+
+  it('is rebuilt with each projection it is kept from', async () => {
+    const before = await rows();
+    for (const projection of [podcastsProjection, podcastFormatsProjection, catalogEpisodesProjection]) {
+      await rebuildProjection(h.db, h.store, projection);
+      expect(await rows()).toEqual(before);
+    }
+  });
+});
