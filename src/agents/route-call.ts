@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
 /** What a route answered: its status, headers (lower-case names) and body. */
@@ -20,8 +19,12 @@ const socket = Object.assign(new EventEmitter(), {
   destroy() {},
 });
 
-/** The request fastify reads: method, URL, headers and the body as one chunk. */
-class CallRequest extends Readable {
+/**
+ * The request fastify reads: method, URL, headers and the body as one chunk. Not a stream: fastify
+ * reads a body with `on('data' | 'end' | 'error')` and `resume()`, which is all this serves (a
+ * preParsing hook that pipes the raw request would need a Readable; earshot has none).
+ */
+class CallRequest extends EventEmitter {
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
   readonly httpVersion = '1.1';
@@ -47,20 +50,38 @@ class CallRequest extends Readable {
       this.headers['content-length'] = String(this.#body.length);
     }
   }
-  override _read() {
-    if (this.#body) this.push(this.#body);
+  /** Delivers the body on the next tick, as a stream would: fastify listens first, then resumes. */
+  resume() {
+    const body = this.#body;
     this.#body = undefined;
-    this.push(null);
+    process.nextTick(() => {
+      if (body) this.emit('data', body);
+      this.emit('end');
+    });
+    return this;
   }
 }
 
-/** The response fastify writes: status and headers as `http.ServerResponse` takes them, the body as chunks. */
-class CallResponse extends Writable {
+/**
+ * The response fastify writes, with what `http.ServerResponse` offers it: status and headers, the
+ * body as chunks, then 'finish' and 'close' on the next tick as a socket's write would. Not a
+ * stream either: fastify pipes a stream body into it, which needs only write, end and events.
+ */
+class CallResponse extends EventEmitter {
   statusCode = 200;
-  statusMessage = '';
   headersSent = false;
+  writableEnded = false;
+  writableFinished = false;
+  destroyed = false;
   readonly headers: Headers = {};
-  readonly chunks: Buffer[] = [];
+  readonly #chunks: (string | Buffer)[] = [];
+  readonly #settle: (answer: RouteAnswer) => void;
+  readonly #fail: (error: Error) => void;
+  constructor(settle: (answer: RouteAnswer) => void, fail: (error: Error) => void) {
+    super();
+    this.#settle = settle;
+    this.#fail = fail;
+  }
   setHeader(name: string, value: string | number | string[]) {
     this.headers[name.toLowerCase()] = value;
     return this;
@@ -83,16 +104,43 @@ class CallResponse extends Writable {
   writeHead(status: number, message?: string | Headers, headers?: Headers) {
     this.statusCode = status;
     const given = typeof message === 'object' ? message : headers;
-    if (typeof message === 'string') this.statusMessage = message;
     for (const name in given) this.setHeader(name, given[name]!);
     this.headersSent = true;
     return this;
   }
   addTrailers() {}
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
+  write(chunk: string | Buffer) {
     this.headersSent = true;
-    this.chunks.push(chunk);
-    done();
+    this.#chunks.push(chunk);
+    return true;
+  }
+  end(chunk?: string | Buffer | null) {
+    if (this.writableEnded || this.destroyed) return this;
+    if (chunk != null) this.#chunks.push(chunk);
+    this.headersSent = true;
+    this.writableEnded = true;
+    process.nextTick(() => {
+      this.writableFinished = true;
+      this.emit('finish');
+      this.#settle({ statusCode: this.statusCode, headers: this.headers, body: this.#body() });
+      this.emit('close');
+    });
+    return this;
+  }
+  /** A route that gives up on its response (a broken stream body, a destroy of its own) fails the call. */
+  destroy(error?: Error) {
+    if (this.destroyed || this.writableFinished) return this;
+    this.destroyed = true;
+    this.#fail(error ?? new Error('The route closed its response unanswered.'));
+    process.nextTick(() => this.emit('close'));
+    return this;
+  }
+  #body() {
+    const chunks = this.#chunks;
+    if (chunks.length === 1 && typeof chunks[0] === 'string') return chunks[0];
+    return Buffer.concat(
+      chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)),
+    ).toString('utf8');
   }
 }
 
@@ -112,20 +160,6 @@ export function callRoute(
 ): Promise<RouteAnswer> {
   return new Promise((settle, fail) => {
     const request = new CallRequest(options.method, options.url, options.headers, options.body);
-    const response = new CallResponse();
-    response.once('finish', () =>
-      settle({
-        statusCode: response.statusCode,
-        headers: response.headers,
-        body: Buffer.concat(response.chunks).toString('utf8'),
-      }),
-    );
-    // A Writable, unlike http.ServerResponse, emits the error it is destroyed with: unheard, it
-    // would throw out of fastify and leave this call pending.
-    response.on('error', fail);
-    response.once('close', () => {
-      if (!response.writableFinished) fail(new Error('The route closed its response unanswered.'));
-    });
-    app.routing(request as never, response as never);
+    app.routing(request as never, new CallResponse(settle, fail) as never);
   });
 }
