@@ -137,7 +137,8 @@ class CallResponse extends EventEmitter {
   }
   #body() {
     const chunks = this.#chunks;
-    if (chunks.length === 1 && typeof chunks[0] === 'string') return chunks[0];
+    // One chunk is the usual answer: a serialized body, or a cached one as a Buffer.
+    if (chunks.length === 1) return chunks[0]!.toString();
     return Buffer.concat(
       chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)),
     ).toString('utf8');
