@@ -9,6 +9,19 @@ export interface RouteAnswer {
 }
 
 type Headers = Record<string, string | number | string[]>;
+type Callback = (error?: Error | null) => void;
+
+/**
+ * A chunk as `http.ServerResponse` takes it, kept without a copy where it can be: a string in
+ * its encoding, or any Uint8Array (a web stream body writes those) viewed as a Buffer.
+ */
+function bytes(chunk: string | Uint8Array, encoding: BufferEncoding | undefined): string | Buffer {
+  if (typeof chunk === 'string')
+    return encoding === undefined || encoding === 'utf8' || encoding === 'utf-8'
+      ? chunk
+      : Buffer.from(chunk, encoding);
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
 
 /** The connection of every in-process call: loopback, never timing out, nothing to close. */
 const socket = Object.assign(new EventEmitter(), {
@@ -109,14 +122,26 @@ class CallResponse extends EventEmitter {
     return this;
   }
   addTrailers() {}
-  write(chunk: string | Buffer) {
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding | Callback, callback?: Callback): boolean {
+    if (typeof encoding === 'function') return this.write(chunk, undefined, encoding);
     this.headersSent = true;
-    this.#chunks.push(chunk);
+    this.#chunks.push(bytes(chunk, encoding));
+    if (callback) process.nextTick(callback);
     return true;
   }
-  end(chunk?: string | Buffer | null) {
-    if (this.writableEnded || this.destroyed) return this;
-    if (chunk != null) this.#chunks.push(chunk);
+  end(
+    chunk?: string | Uint8Array | null | Callback,
+    encoding?: BufferEncoding | Callback,
+    callback?: Callback,
+  ): this {
+    if (typeof chunk === 'function') return this.end(undefined, undefined, chunk);
+    if (typeof encoding === 'function') return this.end(chunk, undefined, encoding);
+    if (this.writableEnded || this.destroyed) {
+      if (callback) process.nextTick(callback, new Error('The response has already ended.'));
+      return this;
+    }
+    if (callback) this.once('finish', callback);
+    if (chunk != null) this.#chunks.push(bytes(chunk, encoding));
     this.headersSent = true;
     this.writableEnded = true;
     process.nextTick(() => {
