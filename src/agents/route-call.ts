@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { Readable, Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
 /** What a route answered: its status, headers (lower-case names) and body. */
@@ -9,19 +10,6 @@ export interface RouteAnswer {
 }
 
 type Headers = Record<string, string | number | string[]>;
-type Callback = (error?: Error | null) => void;
-
-/**
- * A chunk as `http.ServerResponse` takes it, kept without a copy where it can be: a string in
- * its encoding, or any Uint8Array (a web stream body writes those) viewed as a Buffer.
- */
-function bytes(chunk: string | Uint8Array, encoding: BufferEncoding | undefined): string | Buffer {
-  if (typeof chunk === 'string')
-    return encoding === undefined || encoding === 'utf8' || encoding === 'utf-8'
-      ? chunk
-      : Buffer.from(chunk, encoding);
-  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-}
 
 /** The connection of every in-process call: loopback, never timing out, nothing to close. */
 const socket = Object.assign(new EventEmitter(), {
@@ -32,12 +20,8 @@ const socket = Object.assign(new EventEmitter(), {
   destroy() {},
 });
 
-/**
- * The request fastify reads: method, URL, headers and the body as one chunk. Not a stream: fastify
- * reads a body with `on('data' | 'end' | 'error')` and `resume()`, which is all this serves (a
- * preParsing hook that pipes the raw request would need a Readable; earshot has none).
- */
-class CallRequest extends EventEmitter {
+/** The request fastify reads: method, URL, headers and the body as one chunk. */
+class CallRequest extends Readable {
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
   readonly httpVersion = '1.1';
@@ -63,38 +47,20 @@ class CallRequest extends EventEmitter {
       this.headers['content-length'] = String(this.#body.length);
     }
   }
-  /** Delivers the body on the next tick, as a stream would: fastify listens first, then resumes. */
-  resume() {
-    const body = this.#body;
+  override _read() {
+    if (this.#body) this.push(this.#body);
     this.#body = undefined;
-    process.nextTick(() => {
-      if (body) this.emit('data', body);
-      this.emit('end');
-    });
-    return this;
+    this.push(null);
   }
 }
 
-/**
- * The response fastify writes, with what `http.ServerResponse` offers it: status and headers, the
- * body as chunks, then 'finish' and 'close' on the next tick as a socket's write would. Not a
- * stream either: fastify pipes a stream body into it, which needs only write, end and events.
- */
-class CallResponse extends EventEmitter {
+/** The response fastify writes: status and headers as `http.ServerResponse` takes them, the body as chunks. */
+class CallResponse extends Writable {
   statusCode = 200;
+  statusMessage = '';
   headersSent = false;
-  writableEnded = false;
-  writableFinished = false;
-  destroyed = false;
   readonly headers: Headers = {};
-  readonly #chunks: (string | Buffer)[] = [];
-  readonly #settle: (answer: RouteAnswer) => void;
-  readonly #fail: (error: Error) => void;
-  constructor(settle: (answer: RouteAnswer) => void, fail: (error: Error) => void) {
-    super();
-    this.#settle = settle;
-    this.#fail = fail;
-  }
+  readonly chunks: Buffer[] = [];
   setHeader(name: string, value: string | number | string[]) {
     this.headers[name.toLowerCase()] = value;
     return this;
@@ -117,56 +83,16 @@ class CallResponse extends EventEmitter {
   writeHead(status: number, message?: string | Headers, headers?: Headers) {
     this.statusCode = status;
     const given = typeof message === 'object' ? message : headers;
+    if (typeof message === 'string') this.statusMessage = message;
     for (const name in given) this.setHeader(name, given[name]!);
     this.headersSent = true;
     return this;
   }
   addTrailers() {}
-  write(chunk: string | Uint8Array, encoding?: BufferEncoding | Callback, callback?: Callback): boolean {
-    if (typeof encoding === 'function') return this.write(chunk, undefined, encoding);
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
     this.headersSent = true;
-    this.#chunks.push(bytes(chunk, encoding));
-    if (callback) process.nextTick(callback);
-    return true;
-  }
-  end(
-    chunk?: string | Uint8Array | null | Callback,
-    encoding?: BufferEncoding | Callback,
-    callback?: Callback,
-  ): this {
-    if (typeof chunk === 'function') return this.end(undefined, undefined, chunk);
-    if (typeof encoding === 'function') return this.end(chunk, undefined, encoding);
-    if (this.writableEnded || this.destroyed) {
-      if (callback) process.nextTick(callback, new Error('The response has already ended.'));
-      return this;
-    }
-    if (callback) this.once('finish', callback);
-    if (chunk != null) this.#chunks.push(bytes(chunk, encoding));
-    this.headersSent = true;
-    this.writableEnded = true;
-    process.nextTick(() => {
-      this.writableFinished = true;
-      this.emit('finish');
-      this.#settle({ statusCode: this.statusCode, headers: this.headers, body: this.#body() });
-      this.emit('close');
-    });
-    return this;
-  }
-  /** A route that gives up on its response (a broken stream body, a destroy of its own) fails the call. */
-  destroy(error?: Error) {
-    if (this.destroyed || this.writableFinished) return this;
-    this.destroyed = true;
-    this.#fail(error ?? new Error('The route closed its response unanswered.'));
-    process.nextTick(() => this.emit('close'));
-    return this;
-  }
-  #body() {
-    const chunks = this.#chunks;
-    // One chunk is the usual answer: a serialized body, or a cached one as a Buffer.
-    if (chunks.length === 1) return chunks[0]!.toString();
-    return Buffer.concat(
-      chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)),
-    ).toString('utf8');
+    this.chunks.push(chunk);
+    done();
   }
 }
 
@@ -186,6 +112,20 @@ export function callRoute(
 ): Promise<RouteAnswer> {
   return new Promise((settle, fail) => {
     const request = new CallRequest(options.method, options.url, options.headers, options.body);
-    app.routing(request as never, new CallResponse(settle, fail) as never);
+    const response = new CallResponse();
+    response.once('finish', () =>
+      settle({
+        statusCode: response.statusCode,
+        headers: response.headers,
+        body: Buffer.concat(response.chunks).toString('utf8'),
+      }),
+    );
+    // A Writable, unlike http.ServerResponse, emits the error it is destroyed with: unheard, it
+    // would throw out of fastify and leave this call pending.
+    response.on('error', fail);
+    response.once('close', () => {
+      if (!response.writableFinished) fail(new Error('The route closed its response unanswered.'));
+    });
+    app.routing(request as never, response as never);
   });
 }
