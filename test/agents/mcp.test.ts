@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
 import { createKey } from '../../src/platform/keys.ts';
@@ -403,6 +404,37 @@ describe('one MCP server for every POST', () => {
       const alerts = body.result.structuredContent.data as { project_id: string }[];
       expect(alerts.every((alert) => alert.project_id === tenant.project.id)).toBe(true);
       expect(alerts.length).toBe(tenant === h.tenant ? 1 : 0);
+    }
+  });
+
+  it('answers a well-formed tools/call without the SDK dispatch, and the rest through it', async () => {
+    // Where the SDK's Protocol hands every request it dispatches to its handlers (docs/agents.md,
+    // "How a call runs"): seen for tools/list, never for a well-formed tools/call.
+    const dispatch = vi.spyOn(
+      Protocol.prototype as unknown as { _onrequest(...args: unknown[]): void },
+      '_onrequest',
+    );
+    try {
+      const listed = await post(h.tenant.headers, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(listed.status).toBe(200);
+      expect(dispatch).toHaveBeenCalledTimes(1);
+      dispatch.mockClear();
+      const called = await post(h.tenant.headers, call(2, 'earshot_alert_list'));
+      expect(await called.json()).toMatchObject({
+        id: 2,
+        result: { structuredContent: { data: [expect.anything()] } },
+      });
+      expect(dispatch).not.toHaveBeenCalled();
+      const malformed = await post(h.tenant.headers, {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {},
+      });
+      expect(await malformed.json()).toMatchObject({ id: 3, error: expect.anything() });
+      expect(dispatch).toHaveBeenCalledTimes(1);
+    } finally {
+      dispatch.mockRestore();
     }
   });
 

@@ -24,6 +24,21 @@ describe('callRoute edges', () => {
       });
       return reply.type('text/plain').send(stream);
     });
+    app.get('/web-stream', async (_request, reply) =>
+      reply.type('text/plain').send(new Response('one web chunk').body),
+    );
+    app.get('/web-response', async (_request, reply) =>
+      reply.send(new Response('{"a":1}', { status: 201, headers: { 'content-type': 'application/json' } })),
+    );
+    app.get('/hijack-callbacks', async (_request, reply) => {
+      reply.hijack();
+      const ended = new Promise<void>((resolve) => {
+        reply.raw.writeHead(200, { 'content-type': 'text/plain' });
+        reply.raw.write('68657820', 'hex');
+        reply.raw.end(resolve);
+      });
+      await ended;
+    });
     app.get('/hijack', async (_request, reply) => {
       reply.hijack();
       reply.raw.writeHead(202, { 'content-type': 'text/plain' });
@@ -88,6 +103,22 @@ describe('callRoute edges', () => {
     const streamed = await call('GET', '/stream');
     expect(streamed.statusCode).toBe(200);
     expect(streamed.body).toBe('abc');
+  });
+
+  it('collects web stream and Response bodies as inject does', async () => {
+    for (const url of ['/web-stream', '/web-response']) {
+      const called = await call('GET', url);
+      const injected = await app.inject({ method: 'GET', url });
+      expect(called.statusCode, url).toBe(injected.statusCode);
+      expect(called.body, url).toBe(injected.body);
+    }
+  });
+
+  it('honours the encoding and callback a hijacked route gives write and end', async () => {
+    const called = await call('GET', '/hijack-callbacks');
+    const injected = await app.inject({ method: 'GET', url: '/hijack-callbacks' });
+    expect(injected.body).toBe('hex ');
+    expect(called.body).toBe(injected.body);
   });
 
   it('settles when a streamed body fails midway', async () => {
