@@ -28,6 +28,7 @@ import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts'
 import { projectAlerts } from '../../test/alerts/support.ts';
 import { createTestDb } from '../../test/support/db.ts';
 import { createTenant } from '../../test/support/platform.ts';
+import { benchCatalog } from '../mcp/seed.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -67,21 +68,7 @@ try {
   await app.ready();
   const tenant = await createTenant(db, 'ENTERPRISE');
   await verifyEmail(db, tenant.organization.id, 'bench@example.com');
-  const now = new Date().toISOString();
-  await ingestEvents(store, [
-    {
-      type: 'entity.upserted',
-      event_id: 'bench-entity',
-      occurred_at: now,
-      entity: { id: 'ent-bench', slug: 'bench-co', name: 'Bench Company', entity_type: 'COMPANY' },
-    },
-    {
-      type: 'podcast.upserted',
-      event_id: 'bench-podcast',
-      occurred_at: now,
-      podcast: { id: 'pod-bench', title: 'The Bench Show', slug: 'the-bench-show' },
-    },
-  ]);
+  await ingestEvents(store, benchCatalog(new Date().toISOString()));
   for (const projection of [entitiesProjection, ...catalogProjections])
     await catchUpProjection(db, store, projection);
   const created = await app.inject({

@@ -20,6 +20,7 @@ import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
 import { freePort, spawnService, waitFor } from '../support/service.ts';
+import { benchCatalog } from './seed.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -98,21 +99,7 @@ try {
   const project = await createProject(db, { organizationId: org.id, name: 'Bench' });
   const { key } = await createKey(db, { kind: 'project', projectId: project.id });
   await verifyEmail(db, org.id, 'bench@example.com');
-  const now = new Date().toISOString();
-  await ingestEvents(store, [
-    {
-      type: 'entity.upserted',
-      event_id: 'bench-entity',
-      occurred_at: now,
-      entity: { id: 'ent-bench', slug: 'bench-co', name: 'Bench Company', entity_type: 'COMPANY' },
-    },
-    {
-      type: 'podcast.upserted',
-      event_id: 'bench-podcast',
-      occurred_at: now,
-      podcast: { id: 'pod-bench', title: 'The Bench Show', slug: 'the-bench-show' },
-    },
-  ]);
+  await ingestEvents(store, benchCatalog(new Date().toISOString()));
   await store.close();
 
   const started = spawnService({ databaseUrl: schemaUrl, port: await freePort(), roles: 'api,projector' });

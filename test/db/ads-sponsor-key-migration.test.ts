@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
 import { migrateWhileBatchHolds } from '../support/migration-in-use.ts';
 
@@ -7,11 +6,7 @@ describe('migration 0161 (ads_sponsor_key covering) on a database in use', () =>
   let test: TestDb;
 
   beforeAll(async () => {
-    test = await createTestDb({ migrated: false });
-    await migrate(
-      test.db,
-      loadMigrations().filter((m) => m.id < 161),
-    );
+    test = await createTestDb({ migratedBefore: 161 });
     await test.db.query(
       `insert into ads (id, episode_id, podcast_id, published_at, sponsor_id, sponsor_name, read_type, is_network_promo)
        values ('ad-1', 'ep-1', 'pod-1', '2026-11-01T00:00:00Z', 's1', 'Sponsor One', 'HOST_READ', false)`,

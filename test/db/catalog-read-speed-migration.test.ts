@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
 import { migrateWhileBatchHolds } from '../support/migration-in-use.ts';
 
@@ -7,11 +6,7 @@ describe('migration 0130 (catalog read speed) on a database in use', () => {
   let test: TestDb;
 
   beforeAll(async () => {
-    test = await createTestDb({ migrated: false });
-    await migrate(
-      test.db,
-      loadMigrations().filter((m) => m.id < 130),
-    );
+    test = await createTestDb({ migratedBefore: 130 });
   });
   afterAll(async () => {
     await test.drop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogProjections } from '../../src/catalog/capability.ts';
 import type { Db } from '../../src/db/db.ts';
-import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { episodeOf, podcastEvent } from '../catalog/support.ts';
@@ -13,11 +13,7 @@ describe.each(ENGINES)('migration 0221 (podcast list read model) on %s', (engine
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ db, drop } = await createDb(engine, { migrated: false }));
-    await migrate(
-      db,
-      loadMigrations().filter((m) => m.id < 221),
-    );
+    ({ db, drop } = await createDb(engine, { migratedBefore: 221 }));
     // The projections of this version take the list's locks before they write (0223): a no-op
     // stands in for them on the schema before the list read model.
     await db.query(`create function lock_podcast_list(ids text[]) returns void language sql as 'select'`);

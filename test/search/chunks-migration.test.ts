@@ -19,13 +19,9 @@ describe.each(ENGINES)('migration 0170 on %s', (engine) => {
   afterAll(() => drop?.());
 
   it('chunks the transcripts stored before it exactly as the projection chunks new ones', async () => {
-    const made = await createDb(engine, { migrated: false });
+    const made = await createDb(engine, { migratedBefore: CHUNKS });
     drop = made.drop;
     const { db } = made;
-    await migrate(
-      db,
-      loadMigrations().filter((m) => m.id < CHUNKS),
-    );
     const old = episodeEvent({ id: 'ep-old', lines });
     await db.query(
       `insert into transcripts (episode_id, podcast_id, language, lines) values ('ep-old', 'pod-1', 'en', $1::json)`,

@@ -20,13 +20,9 @@ describe.each(ENGINES)('migration 0227 on %s', (engine) => {
   afterAll(() => drop?.());
 
   it('reads the transcripts stored before it whole and by position, as the projection now stores them', async () => {
-    const made = await createDb(engine, { migrated: false });
+    const made = await createDb(engine, { migratedBefore: CHUNKS });
     drop = made.drop;
     const { db } = made;
-    await migrate(
-      db,
-      loadMigrations().filter((m) => m.id < CHUNKS),
-    );
     const old = episodeEvent({ id: 'ep-old', lines });
     await db.query(
       `insert into transcripts (episode_id, podcast_id, language, lines) values ('ep-old', 'pod-1', 'en', $1::json)`,
@@ -84,13 +80,9 @@ describe.each(ENGINES)('migration 0227 on %s, with transcripts stored before it'
   afterAll(() => drop?.());
 
   it('keeps the lines of a transcript that has no chunks, and stores the chunks it rewrites with lz4', async () => {
-    const made = await createDb(engine, { migrated: false });
+    const made = await createDb(engine, { migratedBefore: CHUNKS });
     drop = made.drop;
     const { db } = made;
-    await migrate(
-      db,
-      loadMigrations().filter((m) => m.id < CHUNKS),
-    );
     // Long lines, so that their chunks (0170 fills them) are compressed; then one transcript written
     // without chunks, as a process older than 0170 wrote it during a rolling upgrade
     // (docs/operations.md).

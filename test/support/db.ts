@@ -1,10 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/db.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** All migrations (the default), none (`migrated: false`), or those numbered below `migratedBefore`. */
+export interface MigrateOptions {
+  migrated?: boolean;
+  migratedBefore?: number;
+}
+
+async function migrateAsAsked(db: Db, options: MigrateOptions) {
+  const before = options.migratedBefore;
+  if (before !== undefined)
+    await migrate(
+      db,
+      loadMigrations().filter((m) => m.id < before),
+    );
+  else if (options.migrated !== false) await migrate(db);
+}
 
 export interface TestDb {
   db: Db;
@@ -15,7 +31,7 @@ export interface TestDb {
 
 /** A fresh, migrated schema on the test PostgreSQL server (one per test file). */
 export async function createTestDb(
-  options: { max?: number; migrated?: boolean; timeZone?: string } = {},
+  options: MigrateOptions & { max?: number; timeZone?: string } = {},
 ): Promise<TestDb> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = openPostgres({ connectionString: TEST_DATABASE_URL, max: 1 });
@@ -28,7 +44,7 @@ export async function createTestDb(
     schema,
     max: options.max ?? 10,
   });
-  if (options.migrated !== false) await migrate(db);
+  await migrateAsAsked(db, options);
   return {
     db,
     schema,
@@ -49,10 +65,10 @@ function withTimeZone(connectionString: string, timeZone: string) {
 }
 
 /** A fresh, migrated in-memory PGlite. */
-export async function createPgliteDb(options: { migrated?: boolean; timeZone?: string } = {}): Promise<Db> {
+export async function createPgliteDb(options: MigrateOptions & { timeZone?: string } = {}): Promise<Db> {
   const db = await openPglite();
   if (options.timeZone) await db.exec(`set time zone '${options.timeZone}'`);
-  if (options.migrated !== false) await migrate(db);
+  await migrateAsAsked(db, options);
   return db;
 }
 
@@ -60,10 +76,10 @@ export async function createPgliteDb(options: { migrated?: boolean; timeZone?: s
 export const ENGINES = ['postgres', 'pglite'] as const;
 export type Engine = (typeof ENGINES)[number];
 
-/** A fresh database on `engine`, migrated unless `migrated` is false. */
+/** A fresh database on `engine`, migrated as `options` ask. */
 export async function createDb(
   engine: Engine,
-  options: { migrated?: boolean; timeZone?: string } = {},
+  options: MigrateOptions & { timeZone?: string } = {},
 ): Promise<{ db: Db; drop(): Promise<void> }> {
   if (engine === 'postgres') return createTestDb(options);
   const db = await createPgliteDb(options);
