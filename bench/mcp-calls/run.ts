@@ -9,7 +9,8 @@
 //   tools/call   the whole tool call as POST /mcp
 // What the network adds (a POST body, a larger answer) is bench/mcp's. Each figure is the median of
 // BENCH_ROUNDS rounds of BENCH_CALLS calls, the layers interleaved within a round so that a drift of
-// the shared machine's load falls on all of them alike.
+// the shared machine's load falls on all of them alike. BENCH_LAYERS (names, comma-separated) and
+// BENCH_TOOLS narrow a run, e.g. to profile one layer with node --cpu-prof.
 import { loadavg } from 'node:os';
 import pino from 'pino';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
@@ -24,6 +25,7 @@ import { buildHttpApp } from '../../src/http/app.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import type { Runtime } from '../../src/runtime.ts';
+import { builtinProvider } from '../../src/search/semantic/word-vectors.ts';
 import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts';
 import { projectAlerts } from '../../test/alerts/support.ts';
 import { createTestDb } from '../../test/support/db.ts';
@@ -33,6 +35,9 @@ import { benchCatalog } from '../mcp/seed.ts';
 const CALLS = Number(process.env.BENCH_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const AT_ONCE = 10;
+const only = (variable: string | undefined) => (variable ? new Set(variable.split(',')) : undefined);
+const LAYERS = only(process.env.BENCH_LAYERS);
+const TOOLS = only(process.env.BENCH_TOOLS);
 
 const load = () =>
   `load average ${loadavg()
@@ -83,6 +88,9 @@ try {
   });
   if (created.statusCode !== 200) throw new Error(`alert: ${created.body}`);
   await projectAlerts(db, store);
+  // The API reads the built-in semantic model at start, in the background (seconds of CPU): measured
+  // with it, the first layers of the first tool carried that load as if it were theirs.
+  await builtinProvider.embed([]);
 
   const tools = buildTools(app);
   const caller = {
@@ -116,6 +124,7 @@ try {
     `\nbench/mcp-calls  (CPU µs per call, in-process, ${AT_ONCE} at a time; median of ${ROUNDS} × ${CALLS}; ${load()})`,
   );
   for (const pair of pairs) {
+    if (TOOLS && !TOOLS.has(pair.tool)) continue;
     const tool = tools.find((t) => t.name === pair.tool);
     if (!tool) throw new Error(`${pair.tool} is not served`);
     const layers: Record<string, () => Promise<unknown>> = {
@@ -176,6 +185,7 @@ try {
       const used = process.cpuUsage(before);
       return (used.user + used.system) / calls;
     };
+    for (const name in layers) if (LAYERS && !LAYERS.has(name)) delete layers[name];
     const figures: Record<string, number[]> = {};
     for (const name in layers) {
       await cpu(layers[name]!, CALLS / 3);
