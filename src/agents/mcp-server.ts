@@ -50,6 +50,39 @@ const SYSTEM_TOOLS = {
   },
 } as const;
 
+const plain = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
+/**
+ * A result of the shape earshot's tools build (docs/agents.md, "How a call runs"): `content`, text
+ * items only, then `structuredContent`, then a boolean `isError` if any, all plain objects. The
+ * SDK's CallToolResultSchema passes such a result and gives back a copy with the same keys in the
+ * same order, except for an own `__proto__` key (dropped) or a symbol key (refused) in
+ * `structuredContent`: without those, the result serializes as the copy would, unchecked.
+ */
+function unchanged(result: unknown): boolean {
+  if (!plain(result)) return false;
+  const keys = Object.keys(result);
+  if (keys[0] !== 'content' || keys[1] !== 'structuredContent') return false;
+  if (
+    keys.length !== 2 &&
+    !(keys.length === 3 && keys[2] === 'isError' && typeof result.isError === 'boolean')
+  )
+    return false;
+  const { content, structuredContent } = result;
+  if (!Array.isArray(content) || Object.getPrototypeOf(content) !== Array.prototype) return false;
+  for (const item of content) {
+    if (!plain(item) || item.type !== 'text' || typeof item.text !== 'string') return false;
+    const itemKeys = Object.keys(item);
+    if (itemKeys.length !== 2 || itemKeys[0] !== 'type') return false;
+  }
+  return (
+    plain(structuredContent) &&
+    !Object.hasOwn(structuredContent, '__proto__') &&
+    Object.getOwnPropertySymbols(structuredContent).length === 0
+  );
+}
+
 /**
  * The one SDK `Server` of the process. It keeps nothing of a client between messages that earshot
  * reads (an initialize's client capabilities matter only for requests to the client, which
@@ -148,6 +181,7 @@ export function createMcpServer(
     const id = message.id;
     return answer(parsed.data.params, connection)
       .then((result) => {
+        if (unchanged(result)) return result;
         const checked = CallToolResultSchema.safeParse(result);
         if (!checked.success)
           throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);

@@ -1,5 +1,9 @@
-import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CallToolResultSchema,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpServer, type McpConnection } from '../../src/agents/mcp-server.ts';
 import { PostTransport } from '../../src/agents/mcp-transport.ts';
 import type { Tool, ToolResult } from '../../src/agents/tools.ts';
@@ -39,6 +43,43 @@ const unchecked: Record<string, unknown> = {
   'array structured': { content: [], structuredContent: [1, 2] },
   'no content': { structuredContent: { a: 1 } },
   reordered: { isError: true, structuredContent: { b: 1 }, content: [{ text: 'x', type: 'text' }] },
+  // Near the shape earshot's tools build: passed unchecked only where the SDK's check changes nothing.
+  'proto key': {
+    content: [{ type: 'text', text: 'x' }],
+    structuredContent: JSON.parse('{"__proto__":{"a":1},"b":2}'),
+  },
+  'symbol key': {
+    content: [{ type: 'text', text: 'x' }],
+    structuredContent: { [Symbol('s')]: 1, a: 1 },
+  },
+  'number keys': {
+    content: [{ type: 'text', text: 'x' }],
+    structuredContent: JSON.parse('{"b":1,"2":2,"1":3}'),
+  },
+  annotated: {
+    content: [{ type: 'text', text: 'x', annotations: { priority: 1 } }],
+    structuredContent: {},
+  },
+  'extra item key': {
+    content: [{ type: 'text', text: 'x', extra: 1 }],
+    structuredContent: {},
+  },
+  'flag not boolean': { content: [], structuredContent: {}, isError: 'yes' },
+  'extra key': { content: [], structuredContent: {}, isError: false, extra: 1 },
+  instance: {
+    content: [],
+    structuredContent: new (class Thing {
+      a = 1;
+    })(),
+  },
+  'null prototype': {
+    content: [],
+    structuredContent: Object.assign(Object.create(null), { a: 1 }),
+  },
+  'undefined item': {
+    content: [undefined, { type: 'text', text: 'x' }],
+    structuredContent: {},
+  },
 };
 
 const connection: McpConnection = {
@@ -141,6 +182,20 @@ describe('a tools/call answered past the SDK dispatch', () => {
     ).toMatchObject({
       error: { code: -32602, message: expect.stringContaining('Invalid tools/call result') },
     });
+  });
+
+  it("passes a result of the tools' own shape without the SDK's schema, and checks any other", async () => {
+    const check = vi.spyOn(CallToolResultSchema, 'safeParse');
+    try {
+      for (const [id, say] of ['hi', 'number keys'].entries())
+        await direct.toolCall(call(id, { name: 'earshot_echo', arguments: { say } }), connection);
+      await direct.toolCall(call(2, { name: 'earshot_missing', arguments: {} }), connection);
+      expect(check).not.toHaveBeenCalled();
+      await direct.toolCall(call(3, { name: 'earshot_echo', arguments: { say: 'proto key' } }), connection);
+      expect(check).toHaveBeenCalledTimes(1);
+    } finally {
+      check.mockRestore();
+    }
   });
 
   it('answers a thrown null with -32603 and keeps the rest of its batch', async () => {
