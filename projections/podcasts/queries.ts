@@ -1,5 +1,5 @@
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from '../../src/catalog/format-rules.ts';
-import { likeLiteral, Params } from '../../src/catalog/sql.ts';
+import { Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 
 export type MatchQuality = 'exact' | 'prefix' | 'fuzzy' | 'description';
@@ -36,7 +36,7 @@ const COMMON_WORDS = new Set(
 );
 
 /** The words of q that can find a show whose whole title is inside q (a query with extra words). */
-const distinctiveWords = (q: string) => [
+export const distinctiveWords = (q: string) => [
   ...new Set(q.split(' ').filter((w) => w.length >= 3 && !COMMON_WORDS.has(w))),
 ];
 
@@ -45,14 +45,14 @@ const EPISODE_TITLE_MIN_WORDS = 4;
 
 /**
  * Candidate shows for q with a score in [0, 1] and a match quality: by title (trigram similarity
- * either way round, so missing and extra words cost little), by an episode's title (a pasted
- * episode title), or by description words only; `ranked` holds each show once with its best
- * quality and score.
+ * either way round, so missing and extra words cost little; podcast_title_hits, migration 0235),
+ * by an episode's title (a pasted episode title), or by description words only; `ranked` holds
+ * each show once with its best quality and score.
  *
  * `top`, when the page's rows are only the search's (no other filter): the page needs the first
- * `top` of the ranking at most, so `ranked` keeps those (in the page's order), and when at least
- * `top` titles equal q or start with it (which rank before any other match), the other title
- * candidates are not looked for (docs/catalog.md, "Forgiving search").
+ * `top.rows` of the ranking at most, so `ranked` keeps those (in the page's order), and a search
+ * by relevance with at least that many titles equal to q or starting with it (which rank before any
+ * other match) looks for no other title candidates (docs/catalog.md, "Forgiving search").
  */
 function searchHits(
   params: Params,
@@ -60,50 +60,23 @@ function searchHits(
   top?: { rows: number; sort: 'relevance' | 'popularity' },
 ): string {
   const query = params.p(q, 'text');
-  const prefix = params.p(`${likeLiteral(q)} %`, 'text');
   const words = params.p(distinctiveWords(q), 'text[]');
   const allWords = params.p([...new Set(q.split(' '))], 'text[]');
-  const candidates = `(select podcast_title_candidates(${query}, ${words}, ${allWords}))`;
-  const quality = `case when p.search_title = ${query} then 'exact'
-                        when p.search_title like ${prefix} then 'prefix' else 'fuzzy' end`;
-  const score = `case when p.search_title = ${query} then 1.0
-                  else greatest(
-                    similarity(p.search_title, ${query}),
-                    word_similarity(${query}, p.search_title)
-                      * (0.7 + 0.3 * least(1.0, length(${query})::float8 / greatest(length(p.search_title), 1))),
-                    word_similarity(p.search_title, ${query})
-                      * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(${query}), 1))))
-             end`;
+  const rows = top && params.p(top.rows, 'int');
+  const enough = top?.sort === 'relevance' ? rows : '0';
   const episodes =
     q.split(' ').length >= EPISODE_TITLE_MIN_WORDS
       ? `union all
          select m.podcast_id, 'fuzzy', m.score * 0.95, p.popularity
            from podcast_episode_title_matches(${query}, 0.5) m join podcasts p on p.id = m.podcast_id`
       : '';
-  const rows = top && params.p(top.rows, 'int');
-  // The titles equal to q or starting with it that are title candidates (q <% title holds for
-  // them all but is checked, the candidates asked only for one it would not hold for).
-  const starts =
-    top?.sort === 'relevance'
-      ? `starts (id, quality, score, popularity) as (
-           select p.id, ${quality}, ${score}, p.popularity
-             from podcasts p
-            where (p.search_title = ${query} or p.search_title like ${prefix})
-              and (${query} <% p.search_title or p.id in ${candidates})
-         ),`
-      : '';
   const order =
     top?.sort === 'relevance'
       ? "(quality = 'exact') desc, (quality = 'prefix') desc, score desc, popularity desc nulls last, id"
       : 'popularity desc nulls last, id';
   return `
-    ${starts}
     hits (id, quality, score, popularity) as (
-      ${starts ? 'select * from starts union all' : ''}
-      select p.id, ${quality}, ${score}, p.popularity
-        from podcasts p
-       where p.id in ${candidates}
-         ${starts ? `and (select count(*) from starts) < ${rows}` : ''}
+      select * from podcast_title_hits(${query}, ${words}, ${allWords}, ${enough})
       ${episodes}
       union all
       select p.id, 'description', 0.25, p.popularity
