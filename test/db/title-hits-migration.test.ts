@@ -61,7 +61,9 @@ describe.each(ENGINES)('migration 0235 (title hits) on %s', (engine) => {
   let drop: (() => Promise<void>) | undefined;
   afterAll(() => drop?.());
 
-  it('finds and scores the title candidates as before, and only the titles equal to q or starting with it when they are enough', { timeout: 120_000 }, async () => {
+  it('scores the title candidates as before; with enough exact and prefix titles, returns those only', {
+    timeout: 120_000,
+  }, async () => {
     const made = await createDb(engine, { migratedBefore: HITS });
     drop = made.drop;
     const { db } = made;
