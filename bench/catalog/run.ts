@@ -7,7 +7,8 @@
 // lists and < 100 ms for the 2,000-line transcript; ingest ≥ 500 episodes/s into the read models.
 // The search and the filtered list cycle through 200 queries and 60 filter combinations.
 // BENCH_PODCASTS, BENCH_EPISODES_PER_PODCAST, BENCH_TRANSCRIBED_EVERY, BENCH_SECONDS and
-// BENCH_CONNECTIONS scale it down or up.
+// BENCH_CONNECTIONS scale it down or up; BENCH_ROUTES (a comma list of words, e.g. `q=,filtered`)
+// measures only the routes whose name contains one of them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -149,7 +150,7 @@ try {
     });
     return `/v1/podcasts?${params}`;
   });
-  const routes: [string, (base: string) => autocannon.Options, number][] = [
+  const allRoutes: [string, (base: string) => autocannon.Options, number][] = [
     [
       'GET /v1/podcasts?q=',
       (base) => {
@@ -195,6 +196,8 @@ try {
       100,
     ],
   ];
+  const only = process.env.BENCH_ROUTES?.split(',');
+  const routes = allRoutes.filter(([name]) => !only || only.some((word) => name.includes(word)));
   // Each filtered list must find shows, or it would measure an empty page.
   let found = Number.POSITIVE_INFINITY;
   for (const path of filters) {

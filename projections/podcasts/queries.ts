@@ -1,5 +1,5 @@
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from '../../src/catalog/format-rules.ts';
-import { likeLiteral, Params } from '../../src/catalog/sql.ts';
+import { Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
 
 export type MatchQuality = 'exact' | 'prefix' | 'fuzzy' | 'description';
@@ -36,7 +36,7 @@ const COMMON_WORDS = new Set(
 );
 
 /** The words of q that can find a show whose whole title is inside q (a query with extra words). */
-const distinctiveWords = (q: string) => [
+export const distinctiveWords = (q: string) => [
   ...new Set(q.split(' ').filter((w) => w.length >= 3 && !COMMON_WORDS.has(w))),
 ];
 
@@ -45,45 +45,51 @@ const EPISODE_TITLE_MIN_WORDS = 4;
 
 /**
  * Candidate shows for q with a score in [0, 1] and a match quality: by title (trigram similarity
- * either way round, so missing and extra words cost little), by an episode's title (a pasted
- * episode title), or by description words only.
+ * either way round, so missing and extra words cost little; podcast_title_hits, migration 0235),
+ * by an episode's title (a pasted episode title), or by description words only; `ranked` holds
+ * each show once with its best quality and score.
+ *
+ * `top`, when the page's rows are only the search's (no other filter): the page needs the first
+ * `top.rows` of the ranking at most, so `ranked` keeps those (in the page's order), and a search
+ * by relevance with at least that many titles equal to q or starting with it (which rank before any
+ * other match) looks for no other title candidates (docs/catalog.md, "Forgiving search").
  */
-function searchHits(params: Params, q: string): string {
+function searchHits(
+  params: Params,
+  q: string,
+  top?: { rows: number; sort: 'relevance' | 'popularity' },
+): string {
   const query = params.p(q, 'text');
-  const prefix = params.p(`${likeLiteral(q)} %`, 'text');
   const words = params.p(distinctiveWords(q), 'text[]');
   const allWords = params.p([...new Set(q.split(' '))], 'text[]');
+  const rows = top && params.p(top.rows, 'int');
+  const enough = top?.sort === 'relevance' ? rows : '0';
   const episodes =
     q.split(' ').length >= EPISODE_TITLE_MIN_WORDS
       ? `union all
-         select m.podcast_id, 'fuzzy', m.score * 0.95 from podcast_episode_title_matches(${query}, 0.5) m`
+         select m.podcast_id, 'fuzzy', m.score * 0.95, p.popularity
+           from podcast_episode_title_matches(${query}, 0.5) m join podcasts p on p.id = m.podcast_id`
       : '';
+  const order =
+    top?.sort === 'relevance'
+      ? "(quality = 'exact') desc, (quality = 'prefix') desc, score desc, popularity desc nulls last, id"
+      : 'popularity desc nulls last, id';
   return `
-    hits (id, quality, score) as (
-      select p.id,
-             case when p.search_title = ${query} then 'exact'
-                  when p.search_title like ${prefix} then 'prefix' else 'fuzzy' end,
-             case when p.search_title = ${query} then 1.0
-                  else greatest(
-                    similarity(p.search_title, ${query}),
-                    word_similarity(${query}, p.search_title)
-                      * (0.7 + 0.3 * least(1.0, length(${query})::float8 / greatest(length(p.search_title), 1))),
-                    word_similarity(p.search_title, ${query})
-                      * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(${query}), 1))))
-             end
-        from podcasts p
-       where p.id in (select podcast_title_candidates(${query}, ${words}, ${allWords}))
+    hits (id, quality, score, popularity) as (
+      select * from podcast_title_hits(${query}, ${words}, ${allWords}, ${enough})
       ${episodes}
       union all
-      select p.id, 'description', 0.25
+      select p.id, 'description', 0.25, p.popularity
         from podcasts p
        where to_tsvector('simple', coalesce(p.search_description, '')) @@ plainto_tsquery('simple', ${query})
     ),
     ranked as (
-      select id, (array_agg(quality order by case quality when 'exact' then 0 when 'prefix' then 1
-                                                          when 'fuzzy' then 2 else 3 end))[1] as quality,
-             max(score) as score
-        from hits group by id
+      select * from (
+        select id, (array_agg(quality order by case quality when 'exact' then 0 when 'prefix' then 1
+                                                            when 'fuzzy' then 2 else 3 end))[1] as quality,
+               max(score) as score, max(popularity) as popularity
+          from hits group by id) shows
+       ${top ? `order by ${order} limit ${rows}` : ''}
     )`;
 }
 
@@ -107,7 +113,6 @@ export async function listPodcastItems(
   const windowStart = () => `(${now()} - interval '${ACTIVE_WINDOW_DAYS} days')`;
 
   const q = f.q ?? '';
-  if (q) ctes.push(searchHits(params, q));
   // The show's own rows, or with topic_id its rows for the ancestry (a declared topic's share is 1).
   const ancestry = f.topicId === undefined ? "''" : topicAncestry(params.p(f.topicId, 'text'));
   where.push(`l.ancestry = ${ancestry}`);
@@ -140,6 +145,15 @@ export async function listPodcastItems(
   if (f.publishingStatus === 'active') where.push(`l.latest_episode_published_at >= ${windowStart()}`);
   if (f.publishingStatus === 'dormant') where.push(`l.latest_episode_published_at < ${windowStart()}`);
 
+  // The search's hits are ranked before the page's CTE; with no other filter its rows are the page's.
+  if (q)
+    ctes.push(
+      searchHits(
+        params,
+        q,
+        f.topicId === undefined && where.length === 1 ? { rows: offset + limit, sort: f.sort } : undefined,
+      ),
+    );
   if (q && f.sort === 'relevance')
     order.push("(r.quality = 'exact') desc", "(r.quality = 'prefix') desc", 'r.score desc');
   else if (f.topicId !== undefined && f.sort === 'relevance') order.push('l.share desc');
