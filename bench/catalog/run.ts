@@ -7,7 +7,8 @@
 // lists and < 100 ms for the 2,000-line transcript; ingest ≥ 500 episodes/s into the read models.
 // The search and the filtered list cycle through 200 queries and 60 filter combinations.
 // BENCH_PODCASTS, BENCH_EPISODES_PER_PODCAST, BENCH_TRANSCRIBED_EVERY, BENCH_SECONDS and
-// BENCH_CONNECTIONS scale it down or up.
+// BENCH_CONNECTIONS scale it down or up. BENCH_ROUTES (comma-separated words, e.g. `filtered` or
+// `q=,transcript`) measures only the routes whose name holds one of them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,6 +32,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const PODCASTS = Number(process.env.BENCH_PODCASTS ?? 10_000);
 const PER_PODCAST = Number(process.env.BENCH_EPISODES_PER_PODCAST ?? 20);
 const TRANSCRIBED_EVERY = Number(process.env.BENCH_TRANSCRIBED_EVERY ?? 10);
+const ROUTES = process.env.BENCH_ROUTES?.split(',').filter(Boolean);
 const LONG_TRANSCRIPT = 2000;
 // BENCH_SCHEMA keeps the generated catalog in that schema (and reuses it when it is there).
 const kept = process.env.BENCH_SCHEMA;
@@ -207,7 +209,9 @@ try {
   // taken at the same load: on a shared host the load moves within a run.
   const bareRoute = () => cannon({ url: `http://127.0.0.1:${barePort}/podcasts/pod-1` });
   const results: [string, autocannon.Result, number, autocannon.Result][] = [];
-  for (const [name, options, p99Target] of routes)
+  for (const [name, options, p99Target] of routes.filter(
+    ([name]) => !ROUTES || ROUTES.some((word) => name.includes(word)),
+  ))
     for (const [kind, base] of Object.entries(services)) {
       const bare = await bareRoute();
       results.push([`${name} ${kind}`, await cannon(options(base)), p99Target, bare]);
