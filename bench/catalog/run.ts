@@ -198,6 +198,7 @@ try {
   ];
   const only = process.env.BENCH_ROUTES?.split(',');
   const routes = allRoutes.filter(([name]) => !only || only.some((word) => name.includes(word)));
+  if (routes.length === 0) throw new Error(`BENCH_ROUTES=${process.env.BENCH_ROUTES} names no route`);
   // Each filtered list must find shows, or it would measure an empty page.
   let found = Number.POSITIVE_INFINITY;
   for (const path of filters) {

@@ -170,7 +170,7 @@ export async function listPodcastItems(
        order by ${order.join(', ')}
        limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}
     )`);
-  const { rows } = await db.query<ItemRowJson & { quality: MatchQuality | null }>(
+  const { rows } = await db.query<ItemRowColumns & { quality: MatchQuality | null }>(
     `with ${ctes.join(',')}
      select page.quality, ${itemColumns(now())}
        from page join podcasts p on p.id = page.id ${ITEM_JOINS}
@@ -323,10 +323,23 @@ export interface TopicRow {
   episode_count: number;
 }
 
-/** A show's item: its row, its format profile (when it has episodes) and its topics. */
+/** What the compact format of a show's item reads from its profile (src/catalog/views.ts, toCompactFormat). */
+export type CompactFormatRow = Pick<
+  FormatRow,
+  | 'has_video'
+  | 'avg_episode_minutes'
+  | 'first_episode_published_at'
+  | 'latest_episode_published_at'
+  | 'guest_frequency'
+  | 'has_ads'
+  | 'signals'
+  | 'episodes_in_window'
+>;
+
+/** A show's item: its row, its compact format profile (when it has episodes) and its topics. */
 export interface PodcastItemRow {
   podcast: PodcastRow;
-  format?: FormatRow;
+  format?: CompactFormatRow;
   topics: TopicRow[];
   /** Set by a search (q). */
   matchQuality?: MatchQuality;
@@ -336,60 +349,78 @@ export interface PodcastItemRow {
 const ITEM_TOPICS = 10;
 
 /**
- * JSON carries the format's instants as epoch milliseconds: as text they would be in the session's
- * time zone, which a Date cannot always read (year 10000 east of UTC, offsets in seconds).
+ * An item's row: the format's fields as columns (fm_*; null without a profile), its instants as
+ * epoch milliseconds: as text they would be in the session's time zone, which a Date cannot always
+ * read (year 10000 east of UTC, offsets in seconds).
  */
-type FormatJson = Omit<
-  FormatRow,
-  'first_episode_published_at' | 'latest_episode_published_at' | 'computed_at'
-> & {
-  first_episode_published_at: number;
-  latest_episode_published_at: number;
-  computed_at: number;
+type ItemRowColumns = PodcastRow & {
+  fm_has_video: boolean | null;
+  fm_avg_episode_minutes: number | null;
+  fm_first_episode_published_at: number | null;
+  fm_latest_episode_published_at: number | null;
+  fm_guest_frequency: string | null;
+  fm_has_ads: boolean | null;
+  fm_signals: string[] | null;
+  fm_episodes_in_window: number | null;
+  topics: TopicRow[];
 };
-type ItemRowJson = PodcastRow & { format: FormatJson | null; topics: TopicRow[] };
 
 /** SQL: an instant as whole epoch milliseconds (what a Date holds: the microseconds dropped). */
-const epochMs = (instant: string) => `floor(extract(epoch from ${instant}) * 1000)`;
+const epochMs = (instant: string) => `floor(extract(epoch from ${instant}) * 1000)::float8`;
 
 /** SQL: what an item reads besides its show `p`: its format profile and its own list row (its topics). */
 const ITEM_JOINS = `left join podcast_formats fm on fm.podcast_id = p.id
   join podcast_list li on li.podcast_id = p.id and li.ancestry = ''`;
 
 /**
- * SQL: the columns of a show's item over ITEM_JOINS: its row, its format profile as JSON with the
- * episodes of the trailing window before `now`, and its topics (all of them: itemOf keeps the first).
- * One statement reads a whole page: each statement costs a round trip and a plan of its own
+ * SQL: the columns of a show's item over ITEM_JOINS: its row, the fields of its format profile its
+ * compact format shows, with the episodes of the trailing window before `now`, and its topics (all
+ * of them: itemOf keeps the first). Columns, not JSON: the driver parses no JSON for them. One
+ * statement reads a whole page: each statement costs a round trip and a plan of its own
  * (docs/catalog.md, "The lists without the cache").
  */
 const itemColumns = (now: string) =>
   `${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count,
+   fm.has_video as fm_has_video, fm.avg_episode_minutes as fm_avg_episode_minutes,
+   ${epochMs('fm.first_episode_published_at')} as fm_first_episode_published_at,
+   ${epochMs('fm.latest_episode_published_at')} as fm_latest_episode_published_at,
+   fm.guest_frequency as fm_guest_frequency, fm.has_ads as fm_has_ads, fm.signals as fm_signals,
    case when fm.podcast_id is not null then
-     to_jsonb(fm) || jsonb_build_object('episodes_in_window',
-       (select count(*)::int from podcast_format_episodes fe
-         where fe.podcast_id = fm.podcast_id
-           and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
-           and fe.published_at <= ${now}),
-       'first_episode_published_at', ${epochMs('fm.first_episode_published_at')},
-       'latest_episode_published_at', ${epochMs('fm.latest_episode_published_at')},
-       'computed_at', ${epochMs('fm.computed_at')}) end as format,
+     (select count(*)::int from podcast_format_episodes fe
+       where fe.podcast_id = fm.podcast_id
+         and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
+         and fe.published_at <= ${now}) end as fm_episodes_in_window,
    li.topics`;
 
 /** An item from its columns, with the first `topicLimit` of its topics. */
-const itemOf = ({ format, topics, ...podcast }: ItemRowJson, topicLimit: number): PodcastItemRow => ({
-  podcast,
-  topics: topics.slice(0, topicLimit),
-  ...(format
-    ? {
-        format: {
-          ...format,
-          first_episode_published_at: new Date(format.first_episode_published_at),
-          latest_episode_published_at: new Date(format.latest_episode_published_at),
-          computed_at: new Date(format.computed_at),
-        },
-      }
-    : {}),
-});
+function itemOf(row: ItemRowColumns, topicLimit: number): PodcastItemRow {
+  const {
+    fm_has_video,
+    fm_avg_episode_minutes,
+    fm_first_episode_published_at,
+    fm_latest_episode_published_at,
+    fm_guest_frequency,
+    fm_has_ads,
+    fm_signals,
+    fm_episodes_in_window,
+    topics,
+    ...podcast
+  } = row;
+  const item: PodcastItemRow = { podcast, topics: topics.slice(0, topicLimit) };
+  // A profile has its instants (not null): their column is null only without one.
+  if (fm_first_episode_published_at !== null)
+    item.format = {
+      has_video: fm_has_video as boolean,
+      avg_episode_minutes: fm_avg_episode_minutes,
+      first_episode_published_at: new Date(fm_first_episode_published_at),
+      latest_episode_published_at: new Date(fm_latest_episode_published_at as number),
+      guest_frequency: fm_guest_frequency,
+      has_ads: fm_has_ads,
+      signals: fm_signals as string[],
+      episodes_in_window: fm_episodes_in_window as number,
+    };
+  return item;
+}
 
 /** Shows' items by id, in no particular order. */
 export async function podcastItemRows(
@@ -398,7 +429,7 @@ export async function podcastItemRows(
   now: Date,
   topicLimit: number,
 ): Promise<PodcastItemRow[]> {
-  const { rows } = await db.query<ItemRowJson>(
+  const { rows } = await db.query<ItemRowColumns>(
     `select ${itemColumns('$2::timestamptz')} from podcasts p ${ITEM_JOINS} where p.id = any($1::text[])`,
     [ids, now],
   );
@@ -415,5 +446,6 @@ const topicAncestry = (topicId: string) =>
       union all (select ancestry from catalog_episode_topics where ancestry_path = ${topicId} limit 1)
       union all (select coalesce(d->>'ancestry', d->>'slug', d->>'id')
                    from podcasts p, jsonb_array_elements(p.topics) d
-                  where p.topics @> jsonb_build_array(jsonb_build_object('id', ${topicId}))
+                  where p.id = any(array(select id from podcasts
+                                          where topics @> jsonb_build_array(jsonb_build_object('id', ${topicId}))))
                     and d->>'id' = ${topicId} limit 1)) named limit 1), ${topicId})`;

@@ -3,6 +3,7 @@ import type { EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
 import { catalogEpisodesByIds } from '../../projections/catalog-episodes/queries.ts';
 import type { ClipRow } from '../../projections/clips/queries.ts';
 import type {
+  CompactFormatRow,
   FormatRow,
   PodcastReferenceRow,
   PodcastRow,
@@ -56,23 +57,23 @@ export function toFormat(f: FormatRow, now: Date) {
   });
 }
 
-/** The compact format on a Podcast. */
-export function toCompactFormat(f: FormatRow, podcastHasVideo: boolean | null, now: Date) {
-  const full = toFormat(f, now);
+/** The compact format on a Podcast: toFormat's values of these fields, with the show's own video. */
+export function toCompactFormat(f: CompactFormatRow, podcastHasVideo: boolean | null, now: Date) {
+  const first = new Date(f.first_episode_published_at);
   return compact({
-    has_video: full.has_video || podcastHasVideo === true,
-    avg_episode_minutes: full.avg_episode_minutes,
-    episodes_per_week: full.episodes_per_week,
-    guest_frequency: full.guest_frequency,
-    has_ads: full.has_ads,
-    publishing_status: full.publishing_status,
-    signals: full.signals,
+    has_video: f.has_video || podcastHasVideo === true,
+    avg_episode_minutes: minutes(f.avg_episode_minutes),
+    episodes_per_week: brieflyTracked(first, now) ? null : round(episodesPerWeek(f.episodes_in_window), 2),
+    guest_frequency: f.guest_frequency,
+    has_ads: f.has_ads,
+    publishing_status: publishingStatus(new Date(f.latest_episode_published_at), now),
+    signals: f.guest_frequency === null ? null : f.signals,
   });
 }
 
 export function toPodcast(
   p: PodcastRow,
-  extras: { format?: FormatRow; topics?: TopicRow[]; matchQuality?: string; now: Date },
+  extras: { format?: CompactFormatRow; topics?: TopicRow[]; matchQuality?: string; now: Date },
 ) {
   return compact({
     id: p.id,
