@@ -111,8 +111,7 @@ try {
   // search answers once it is loaded, so no measurement below shares the machine with it.
   await waitFor(
     'the semantic model',
-    async () =>
-      (await fetch(`${url}/v1/podcasts/episodes/search?semantic_search=warm%20up`, { headers })).ok,
+    async () => (await fetch(`${url}/v1/podcasts/episodes/search?semantic_search=warm%20up`, { headers })).ok,
   );
   await waitFor(
     'the podcast projected',
