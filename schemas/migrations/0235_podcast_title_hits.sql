@@ -3,10 +3,22 @@
 -- call, and planning a trigram condition costs about as much as running it on a catalog's titles.
 -- PL/pgSQL keeps the plans of its statements for the session.
 
+-- A title's score for q: 1 when it is q, else the best of the similarity either way round, each
+-- weighed by how much of the other text it covers. One expression, so PostgreSQL inlines it.
+create function podcast_title_score(title text, q text) returns float8
+language sql immutable
+as $$
+  select case when title = q then 1.0
+              else greatest(
+                similarity(title, q),
+                word_similarity(q, title) * (0.7 + 0.3 * least(1.0, length(q)::float8 / greatest(length(title), 1))),
+                word_similarity(title, q) * (0.6 + 0.4 * least(1.0, length(title)::float8 / greatest(length(q), 1))))
+         end
+$$;
+
 -- The title candidates of 0130 (the shared words counted per title, not by a join over every
 -- title's words: a third less time), scored: quality exact (the title is q), prefix (it starts with q and
--- a space) or fuzzy, score 1 for exact, else the best of the similarity either way round, each
--- weighed by how much of the other text it covers. With enough > 0, the titles equal to q or
+-- a space) or fuzzy, score podcast_title_score. With enough > 0, the titles equal to q or
 -- starting with it come first, and when there are at least `enough` of them the other candidates
 -- are not looked for: exact and prefix matches rank before any other, so they fill a page that
 -- needs `enough` rows. (They are then returned twice; the caller keeps each show's best.)
@@ -22,14 +34,7 @@ begin
   if enough > 0 then
     return query
       select p.id, case when p.search_title = q then 'exact' else 'prefix' end,
-             case when p.search_title = q then 1.0
-                  else greatest(
-                    similarity(p.search_title, q),
-                    word_similarity(q, p.search_title)
-                      * (0.7 + 0.3 * least(1.0, length(q)::float8 / greatest(length(p.search_title), 1))),
-                    word_similarity(p.search_title, q)
-                      * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(q), 1))))
-             end,
+             podcast_title_score(p.search_title, q),
              p.popularity
         from podcasts p
        where (p.search_title = q or (p.search_title ~>=~ (q || ' ') and p.search_title ~<~ (q || '!')))
@@ -44,14 +49,7 @@ begin
     select p.id,
            case when p.search_title = q then 'exact'
                 when left(p.search_title, length(q) + 1) = q || ' ' then 'prefix' else 'fuzzy' end,
-           case when p.search_title = q then 1.0
-                else greatest(
-                  similarity(p.search_title, q),
-                  word_similarity(q, p.search_title)
-                    * (0.7 + 0.3 * least(1.0, length(q)::float8 / greatest(length(p.search_title), 1))),
-                  word_similarity(p.search_title, q)
-                    * (0.6 + 0.4 * least(1.0, length(p.search_title)::float8 / greatest(length(q), 1))))
-           end,
+           podcast_title_score(p.search_title, q),
            p.popularity
       from podcasts p
      where p.id in (select c.id from podcasts c where c.search_title % q
