@@ -30,9 +30,17 @@ export const toTopic = (t: TopicRow) =>
     episode_count: t.episode_count,
   });
 
+/** Episodes per week over the window, unknown while the show is briefly tracked (docs/catalog.md). */
+const weeklyRate = (f: CompactFormatRow, now: Date) =>
+  brieflyTracked(new Date(f.first_episode_published_at), now)
+    ? null
+    : round(episodesPerWeek(f.episodes_in_window), 2);
+
+/** Signals are shown only where guest frequency is known. */
+const shownSignals = (f: CompactFormatRow) => (f.guest_frequency === null ? null : f.signals);
+
 /** The full format profile (GET /v1/podcasts/{id}/format). */
 export function toFormat(f: FormatRow, now: Date) {
-  const first = new Date(f.first_episode_published_at);
   return compact({
     analyzed_episodes: f.analyzed_episodes,
     episode_count: f.episode_count,
@@ -47,27 +55,26 @@ export function toFormat(f: FormatRow, now: Date) {
     episode_minutes_median: minutes(f.episode_minutes_median),
     episode_minutes_p25: minutes(f.episode_minutes_p25),
     episode_minutes_p75: minutes(f.episode_minutes_p75),
-    episodes_per_week: brieflyTracked(first, now) ? null : round(episodesPerWeek(f.episodes_in_window), 2),
+    episodes_per_week: weeklyRate(f, now),
     first_episode_published_at: f.first_episode_published_at,
     latest_episode_published_at: f.latest_episode_published_at,
     guest_frequency: f.guest_frequency,
     has_ads: f.has_ads,
     publishing_status: publishingStatus(new Date(f.latest_episode_published_at), now),
-    signals: f.guest_frequency === null ? null : f.signals,
+    signals: shownSignals(f),
   });
 }
 
 /** The compact format on a Podcast: toFormat's values of these fields, with the show's own video. */
 export function toCompactFormat(f: CompactFormatRow, podcastHasVideo: boolean | null, now: Date) {
-  const first = new Date(f.first_episode_published_at);
   return compact({
     has_video: f.has_video || podcastHasVideo === true,
     avg_episode_minutes: minutes(f.avg_episode_minutes),
-    episodes_per_week: brieflyTracked(first, now) ? null : round(episodesPerWeek(f.episodes_in_window), 2),
+    episodes_per_week: weeklyRate(f, now),
     guest_frequency: f.guest_frequency,
     has_ads: f.has_ads,
     publishing_status: publishingStatus(new Date(f.latest_episode_published_at), now),
-    signals: f.guest_frequency === null ? null : f.signals,
+    signals: shownSignals(f),
   });
 }
 
