@@ -35,6 +35,8 @@ export interface Config {
   catalogCacheMb: number;
   /** EARSHOT_CATALOG_TRANSCRIPTS_MB: megabytes of whole transcripts and their renderings kept per process, 0 for none (docs/catalog.md). */
   catalogTranscriptsMb: number;
+  /** EARSHOT_CATALOG_ITEMS_MB: megabytes of rendered podcast items kept per process, 0 for none (docs/catalog.md). */
+  catalogItemsMb: number;
   /** Pay per request (docs/payments.md): on when EARSHOT_X402_PAY_TO is set. */
   x402: X402Config | undefined;
   /** EARSHOT_SEMANTIC_SEARCH=off: this process neither embeds nor loads the vector index (docs/semantic-search.md). */
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     semanticSearch: semanticSearchOn(env.EARSHOT_SEMANTIC_SEARCH),
     catalogCacheMb: count(env, 'EARSHOT_CATALOG_CACHE_MB', 64, 0, 65_536),
     catalogTranscriptsMb: count(env, 'EARSHOT_CATALOG_TRANSCRIPTS_MB', 64, 0, 65_536),
+    catalogItemsMb: count(env, 'EARSHOT_CATALOG_ITEMS_MB', 32, 0, 65_536),
     x402: x402Config(env),
   };
 }

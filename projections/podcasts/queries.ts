@@ -93,16 +93,8 @@ function searchHits(
     )`;
 }
 
-/**
- * One page of shows matching the filters, in the order the spec asks for, read with their items
- * (podcastItemRows) in the same statement.
- */
-export async function listPodcastItems(
-  db: Queryable,
-  f: PodcastFilters,
-  limit: number,
-  offset: number,
-): Promise<PodcastItemRow[]> {
+/** A page's statement up to its `page` CTE (the page's ids, match qualities and ranks), and its parameters. */
+function pageStatement(f: PodcastFilters, limit: number, offset: number) {
   const params = new Params();
   const ctes: string[] = [];
   const where: string[] = [];
@@ -170,17 +162,67 @@ export async function listPodcastItems(
        order by ${order.join(', ')}
        limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}
     )`);
+  return { with: `with ${ctes.join(',')}`, params, now };
+}
+
+/**
+ * One page of shows matching the filters, in the order the spec asks for, read with their items
+ * (podcastItemRows) in the same statement.
+ */
+export async function listPodcastItems(
+  db: Queryable,
+  f: PodcastFilters,
+  limit: number,
+  offset: number,
+): Promise<PodcastItemRow[]> {
+  const page = pageStatement(f, limit, offset);
   const { rows } = await db.query<ItemRowColumns & { quality: MatchQuality | null }>(
-    `with ${ctes.join(',')}
-     select page.quality, ${itemColumns(now())}
+    `${page.with}
+     select page.quality, ${itemColumns(page.now())}
        from page join podcasts p on p.id = page.id ${ITEM_JOINS}
       order by page.rank`,
-    params.values,
+    page.params.values,
   );
   return rows.map(({ quality, ...row }) => ({
     ...itemOf(row, ITEM_TOPICS),
     ...(quality ? { matchQuality: quality } : {}),
   }));
+}
+
+/**
+ * The same page as listPodcastItems, each show by its item's version and the episodes of the
+ * trailing window before now only: what an item rendered for that version needs
+ * (src/catalog/podcast-items.ts, docs/catalog.md, "Items rendered once").
+ */
+export async function listPodcastStamps(
+  db: Queryable,
+  f: PodcastFilters,
+  limit: number,
+  offset: number,
+): Promise<PodcastItemStamp[]> {
+  const page = pageStatement(f, limit, offset);
+  const { rows } = await db.query<PodcastItemStamp & { quality: MatchQuality | null }>(
+    `${page.with}
+     select page.quality, ${stampColumns(page.now())}
+       from page join podcast_list li on li.podcast_id = page.id and li.ancestry = ''
+      order by page.rank`,
+    page.params.values,
+  );
+  return rows.map(({ quality, ...stamp }) => (quality ? { ...stamp, matchQuality: quality } : stamp));
+}
+
+/** Shows' stamps (listPodcastStamps) by id, in no particular order. */
+export async function podcastItemStamps(
+  db: Queryable,
+  ids: readonly string[],
+  now: Date,
+): Promise<PodcastItemStamp[]> {
+  const { rows } = await db.query<PodcastItemStamp>(
+    `select ${stampColumns('$2::timestamptz')} from podcast_list li
+      where li.podcast_id = any($1::text[]) and li.ancestry = ''`,
+    [ids, now],
+  );
+  return rows;
 }
 
 export interface PodcastRow {
@@ -336,8 +378,27 @@ export type CompactFormatRow = Pick<
   | 'episodes_in_window'
 >;
 
+/**
+ * The version of a show's item: the transaction that last wrote its list row (`xmin`), which every
+ * change of what the item shows writes again (podcast_list, migration 0221). It is the same in every
+ * api process; a transaction commits one state of a row, so a version names one item.
+ */
+const ITEM_VERSION = 'li.xmin::text';
+
+/** A show's item by its version, with the episodes of its trailing window before now. */
+export interface PodcastItemStamp {
+  id: string;
+  version: string;
+  /** Null without a format profile. */
+  episodes_in_window: number | null;
+  /** Set by a search (q). */
+  matchQuality?: MatchQuality;
+}
+
 /** A show's item: its row, its compact format profile (when it has episodes) and its topics. */
 export interface PodcastItemRow {
+  /** Its version (PodcastItemStamp). */
+  version: string;
   podcast: PodcastRow;
   format?: CompactFormatRow;
   topics: TopicRow[];
@@ -346,7 +407,7 @@ export interface PodcastItemRow {
 }
 
 /** The topics a show's item lists in a list's page. */
-const ITEM_TOPICS = 10;
+export const ITEM_TOPICS = 10;
 
 /**
  * An item's row: the format's fields as columns (fm_*; null without a profile), its instants as
@@ -363,6 +424,7 @@ type ItemRowColumns = PodcastRow & {
   fm_signals: string[] | null;
   fm_episodes_in_window: number | null;
   topics: TopicRow[];
+  version: string;
 };
 
 /** SQL: an instant as whole epoch milliseconds (what a Date holds: the microseconds dropped). */
@@ -385,12 +447,21 @@ const itemColumns = (now: string) =>
    ${epochMs('fm.first_episode_published_at')} as fm_first_episode_published_at,
    ${epochMs('fm.latest_episode_published_at')} as fm_latest_episode_published_at,
    fm.guest_frequency as fm_guest_frequency, fm.has_ads as fm_has_ads, fm.signals as fm_signals,
-   case when fm.podcast_id is not null then
-     (select count(*)::int from podcast_format_episodes fe
-       where fe.podcast_id = fm.podcast_id
-         and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
-         and fe.published_at <= ${now}) end as fm_episodes_in_window,
-   li.topics`;
+   case when fm.podcast_id is not null then ${windowCount('fm.podcast_id', now)} end as fm_episodes_in_window,
+   li.topics, ${ITEM_VERSION} as version`;
+
+/** SQL: a show's episodes published in the trailing window before `now`. */
+const windowCount = (podcastId: string, now: string) =>
+  `(select count(*)::int from podcast_format_episodes fe
+     where fe.podcast_id = ${podcastId}
+       and fe.published_at > ${now} - interval '${ACTIVE_WINDOW_DAYS} days'
+       and fe.published_at <= ${now})`;
+
+/** SQL: a PodcastItemStamp's columns over its list row `li` (a profile's instants are never null). */
+const stampColumns = (now: string) =>
+  `li.podcast_id as id, ${ITEM_VERSION} as version,
+   case when li.first_episode_published_at is not null then ${windowCount('li.podcast_id', now)} end
+     as episodes_in_window`;
 
 /** An item from its columns, with the first `topicLimit` of its topics. */
 function itemOf(row: ItemRowColumns, topicLimit: number): PodcastItemRow {
@@ -404,9 +475,10 @@ function itemOf(row: ItemRowColumns, topicLimit: number): PodcastItemRow {
     fm_signals,
     fm_episodes_in_window,
     topics,
+    version,
     ...podcast
   } = row;
-  const item: PodcastItemRow = { podcast, topics: topics.slice(0, topicLimit) };
+  const item: PodcastItemRow = { version, podcast, topics: topics.slice(0, topicLimit) };
   // A profile has its instants (not null): their column is null only without one.
   if (fm_first_episode_published_at !== null)
     item.format = {

@@ -8,6 +8,7 @@ import { transcriptsProjection } from '../../projections/transcripts/projection.
 import type { Capability } from '../runtime.ts';
 import type { Projection } from '../subscriptions/projection.ts';
 import { episodeRoutes } from './episode-routes.ts';
+import { PodcastItems } from './podcast-items.ts';
 import { type PodcastRouteDeps, podcastRoutes } from './podcast-routes.ts';
 import { responseCache } from './response-cache.ts';
 import { segmentClipRoutes } from './segment-clip-routes.ts';
@@ -33,13 +34,14 @@ export const catalogProjections: Projection[] = [
   batchDelayMs: CATALOG_BATCH_DELAY_MS,
 }));
 
-/** EARSHOT_CATALOG_CACHE_MB's and EARSHOT_CATALOG_TRANSCRIPTS_MB's defaults. */
+/** EARSHOT_CATALOG_CACHE_MB's, EARSHOT_CATALOG_TRANSCRIPTS_MB's and EARSHOT_CATALOG_ITEMS_MB's defaults. */
 const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
 const DEFAULT_TRANSCRIPTS_BYTES = 64 * 2 ** 20;
+const DEFAULT_ITEMS_BYTES = 32 * 2 ** 20;
 
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
 export function catalogCapability(
-  deps: PodcastRouteDeps & { cacheBytes?: number; transcriptsBytes?: number },
+  deps: PodcastRouteDeps & { cacheBytes?: number; transcriptsBytes?: number; itemsBytes?: number },
 ): Capability {
   const transcripts = transcriptCache(deps.transcriptsBytes ?? DEFAULT_TRANSCRIPTS_BYTES);
   const cache = responseCache({
@@ -49,7 +51,11 @@ export function catalogCapability(
   });
   return {
     name: 'catalog',
-    routes: [podcastRoutes(deps, cache), episodeRoutes(transcripts, cache), segmentClipRoutes(transcripts)],
+    routes: [
+      podcastRoutes(deps, cache, new PodcastItems(deps.itemsBytes ?? DEFAULT_ITEMS_BYTES)),
+      episodeRoutes(transcripts, cache),
+      segmentClipRoutes(transcripts),
+    ],
     projections: catalogProjections,
   };
 }

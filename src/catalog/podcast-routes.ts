@@ -1,8 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { listEpisodes } from '../../projections/catalog-episodes/queries.ts';
 import {
   formatsByIds,
-  listPodcastItems,
   type PodcastFilters,
   type PodcastItemRow,
   podcastIdsByApple,
@@ -16,6 +15,7 @@ import { problemResponses } from '../http/problem.ts';
 import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
 import { episodePage } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
+import { objectOf, type PodcastItems, withMembers } from './podcast-items.ts';
 import type { responseCache } from './response-cache.ts';
 import { episodeSchema, formatSchema, idParams, instant, podcastSchema } from './schemas.ts';
 import { searchKey } from './search-key.ts';
@@ -78,6 +78,9 @@ const toItem = (item: PodcastItemRow, now: Date) =>
     now,
   });
 
+/** The content type fastify gives an answer it serializes: the routes that send their own JSON text set it. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** Podcasts (with topics and compact formats) in the order of ids. */
 async function podcastItems(db: Queryable, ids: readonly string[], now: Date, topicLimit = 10) {
   const byId = new Map((await podcastItemRows(db, ids, now, topicLimit)).map((r) => [r.podcast.id, r]));
@@ -100,10 +103,15 @@ export interface PodcastRouteDeps {
   };
 }
 
-export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof responseCache>) {
+export function podcastRoutes(
+  deps: PodcastRouteDeps,
+  cache: ReturnType<typeof responseCache>,
+  items: PodcastItems,
+) {
+  const extrasSchema = deps.podcastExtras && objectOf(deps.podcastExtras.properties);
   return async function routes(app: FastifyInstance) {
     cache(app);
-    const listHandler = async (request: { query: PodcastListQuery }) => {
+    const listHandler = async (request: { query: PodcastListQuery }, reply: FastifyReply) => {
       const query = request.query;
       assertRange(
         query.min_avg_episode_minutes,
@@ -148,12 +156,11 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
           : { maxEpisodesPerWeek: query.max_episodes_per_week }),
         ...(query.publishing_status === undefined ? {} : { publishingStatus: query.publishing_status }),
       };
-      const items = await listPodcastItems(app.db, filters, query.limit + 1, offset);
-      const hasMore = items.length > query.limit;
-      const data = items.slice(0, query.limit).map((item) => toItem(item, now));
-      return hasMore
-        ? { data, has_more: true, cursor: pages.next(offset + query.limit) }
-        : { data, has_more: false };
+      const page = await items.page(app.db, reply, filters, query.limit, offset, () =>
+        pages.next(offset + query.limit),
+      );
+      reply.type(JSON_TYPE);
+      return page;
     };
     const listSchema = (summary: string) => ({
       tags: ['catalog'],
@@ -256,13 +263,16 @@ export function podcastRoutes(deps: PodcastRouteDeps, cache: ReturnType<typeof r
           },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const id = await podcastIdOr404(app.db, request.params.id);
-        const [[item], extras] = await Promise.all([
-          podcastItems(app.db, [id], deps.now(), request.query.topic_limit),
+        const [item, extras] = await Promise.all([
+          items.one(app.db, reply, id, deps.now(), request.query.topic_limit),
           deps.podcastExtras?.load(app.db, id),
         ]);
-        return extras ? { ...item, ...extras } : item;
+        if (item === undefined)
+          throw new NotFoundError('podcast_not_found', `No podcast ${request.params.id}.`);
+        reply.type(JSON_TYPE);
+        return extras && extrasSchema ? withMembers(reply, item, extrasSchema, extras) : item;
       },
     );
 

@@ -31,7 +31,10 @@ export const toTopic = (t: TopicRow) =>
   });
 
 /** Episodes per week over the window, unknown while the show is briefly tracked (docs/catalog.md). */
-const weeklyRate = (f: CompactFormatRow, now: Date) =>
+export const weeklyRate = (
+  f: Pick<CompactFormatRow, 'first_episode_published_at' | 'episodes_in_window'>,
+  now: Date,
+) =>
   brieflyTracked(new Date(f.first_episode_published_at), now)
     ? null
     : round(episodesPerWeek(f.episodes_in_window), 2);
