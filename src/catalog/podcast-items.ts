@@ -6,6 +6,7 @@ import {
   type MatchQuality,
   type PodcastFilters,
   type PodcastItemRow,
+  type PodcastItemStamp,
   podcastItemRows,
   podcastItemStamps,
 } from '../../projections/podcasts/queries.ts';
@@ -95,8 +96,7 @@ const RENDERED_OVERHEAD = 160;
  * Podcast items as JSON text (docs/catalog.md, "Items rendered once"): each show's item is rendered
  * once per version of its list row and kept per process (up to `maxBytes`, least recently used
  * first out); a request reads the page's versions and the trailing window's episode counts, and
- * joins the kept text to the fields computed for it. What is not kept is read and rendered from the
- * item's row, in the same statement as the page.
+ * joins the kept text to the fields computed for it. What is not kept is read by id and rendered.
  */
 export class PodcastItems {
   readonly #rendered: ByteLru<Rendered>;
@@ -120,18 +120,11 @@ export class PodcastItems {
     if (this.#rendered.maxBytes > 0) {
       const stamps = await listPodcastStamps(db, filters, limit + 1, offset);
       more = stamps.length > limit;
-      items = [];
-      for (const stamp of stamps.slice(0, limit)) {
-        const kept = this.#kept(stamp.id, ITEM_TOPICS, stamp.version);
-        if (!kept) {
-          items = undefined;
-          break;
-        }
-        items.push(join(s, kept, stamp.episodes_in_window, stamp.matchQuality, filters.now));
-      }
+      items = await this.#joined(db, s, stamps.slice(0, limit), filters.now);
     }
     if (!items) {
-      // The whole page from one statement: its rows, order and counts as one snapshot saw them.
+      // A show changed between the two statements: the whole page from one statement, its rows,
+      // order and counts as one snapshot saw them.
       const rows = await listPodcastItems(db, filters, limit + 1, offset);
       more = rows.length > limit;
       items = rows.slice(0, limit).map((row) => this.#item(s, row, ITEM_TOPICS, filters.now));
@@ -160,6 +153,34 @@ export class PodcastItems {
     }
     const [row] = await podcastItemRows(db, [id], now, topicLimit);
     return row && this.#item(s, row, topicLimit, now);
+  }
+
+  /**
+   * The items of a page's stamps: those not kept for their version are read by id and rendered
+   * (the page's statement, a search's above all, is not run again); undefined when one was read at
+   * another version than its stamp's (written since).
+   */
+  async #joined(db: Queryable, s: Serializers, stamps: PodcastItemStamp[], now: Date) {
+    const kept = stamps.map((stamp) => this.#kept(stamp.id, ITEM_TOPICS, stamp.version));
+    const missing = stamps.filter((_, i) => !kept[i]);
+    if (missing.length) {
+      const rows = await podcastItemRows(
+        db,
+        missing.map((stamp) => stamp.id),
+        now,
+        ITEM_TOPICS,
+      );
+      const read = new Map(rows.map((row) => [row.podcast.id, row]));
+      for (const [i, stamp] of stamps.entries()) {
+        if (kept[i]) continue;
+        const row = read.get(stamp.id);
+        if (row?.version !== stamp.version) return undefined;
+        kept[i] = this.#render(s, row, ITEM_TOPICS);
+      }
+    }
+    return stamps.map((stamp, i) =>
+      join(s, kept[i] as Rendered, stamp.episodes_in_window, stamp.matchQuality, now),
+    );
   }
 
   #kept(id: string, topicLimit: number, version: string): Rendered | undefined {

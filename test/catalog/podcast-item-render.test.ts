@@ -257,6 +257,30 @@ describe.each(ENGINES.flatMap((engine) => ['UTC', 'Pacific/Chatham'].map((zone) 
       ]);
       await comparePages(NOW);
       await compareOnes(NOW);
+      // a show written again between the page's statement and the read of its item: the page is
+      // read again whole, as one snapshot saw it
+      const fresh = new PodcastItems(2 ** 20);
+      let wrote = false;
+      const writing = {
+        query: async (sql: string, values?: unknown[]) => {
+          if (!wrote && sql.includes('where p.id = any($1::text[])')) {
+            wrote = true;
+            await h.db.query(`update podcasts set title = title || ' (again)' where id = 'young-1'`);
+          }
+          return h.db.query(sql, values);
+        },
+      } as typeof h.db;
+      const filters = { sort: 'relevance', q: 'show', now: NOW } as const;
+      const again = await run(async (reply) => {
+        const now = [await fresh.page(writing, reply, filters, 25, 0, () => 'next')];
+        const rows = await listPodcastItems(h.db, filters, 26, 0);
+        const data = rows.slice(0, 25).map((row) => oldItem(row, NOW));
+        const page = rows.length > 25 ? { data, has_more: true, cursor: 'next' } : { data, has_more: false };
+        return { old: reply.serialize(page) as string, now };
+      });
+      expect(wrote).toBe(true);
+      expect(again.now[0]).toContain('(again)');
+      expect(again.now).toEqual([again.old]);
       const page = await run(async (reply) => ({
         old: '',
         now: [await items.page(h.db, reply, { sort: 'popularity', now: NOW }, 25, 0, () => 'next')],
