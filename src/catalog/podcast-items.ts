@@ -123,8 +123,8 @@ export class PodcastItems {
       items = await this.#joined(db, s, stamps.slice(0, limit), filters.now);
     }
     if (!items) {
-      // A show changed between the two statements: the whole page from one statement, its rows,
-      // order and counts as one snapshot saw them.
+      // Nothing is kept, or a show changed between the two statements: the whole page from one
+      // statement, its rows, order and counts as one snapshot saw them.
       const rows = await listPodcastItems(db, filters, limit + 1, offset);
       more = rows.length > limit;
       items = rows.slice(0, limit).map((row) => this.#item(s, row, ITEM_TOPICS, filters.now));
