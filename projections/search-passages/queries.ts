@@ -238,17 +238,21 @@ async function rankAll(
 }
 
 /**
- * Rows a relevance search on several required terms ranks and checks first, best rank first
- * (docs/search.md, "Ranking the best rows first").
+ * Candidate rows a relevance search on several required terms sorts and may check first, beyond the
+ * page's episodes, and matching rows it reads beyond them (docs/search.md, "Ranking the best rows first").
  */
 const CHECKED_ROWS = 1024;
+const MATCHED_ROWS = 32;
 
 /**
  * The first \`want\` episodes by relevance of a keyword filter whose terms must all be in one
- * passage, when the \`checkedRows\` candidate rows of best rank settle them; undefined when not.
- * ts_rank of every candidate row is cheap beside the exact 5-line check, so only the best-ranked
- * rows are checked: an episode with a matching row among them ranked above the first row left out
- * has its score (no row left out ranks higher), and every episode without one ranks lower.
+ * passage, when the \`checkedRows + want\` best candidate rows settle them; undefined when not.
+ * Every candidate row is ranked (ts_rank is cheap beside the exact 5-line check) and the best are
+ * sorted as episodes rank (rank, then newest, then id, then start); the check then runs row by row
+ * in that order and stops at the \`want + MATCHED_ROWS\`th matching row. An episode's first matching
+ * row in that order is its best, and every episode not met yet ranks below the episodes met, so
+ * the first \`want\` episodes met are the page's. When the check ran out of candidates, every
+ * matching row is known and so are the episodes' passages.
  */
 async function bestRowsFirst(
   db: Queryable,
@@ -260,31 +264,37 @@ async function bestRowsFirst(
   const params = new Params();
   const scoped = rowsInScope(scopeConditions(params, scope));
   const q = params.p(everyTerm(keywords.terms), 'tsquery');
-  const n = checkedRows + want;
-  // The rows' words are read again by key for the n rows checked only, so the sort carries no words.
+  const sorted = params.p(checkedRows + want, 'int');
+  // The sort carries no words: each row's words are read again by key when it is checked. Each
+  // offset 0 keeps its step apart (the sort below the check, the check done once per row), so the
+  // limit stops the check. The row after the sorted ones (k > sorted, never checked) says that
+  // some candidates were left out.
   const { rows } = await db.query<{
     episode_id: string;
     start: number;
     rank: number;
-    published_at: Date | null;
-    mask: number;
+    published_at: Date;
+    mask: number | null;
   }>(
-    `select b.episode_id, b.start, b.rank::float8 as rank, e.published_at, ${passageStarts('w.words', keywords.terms, true, params)} as mask
-       from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank
-               from search_passage_rows w ${whereOf([`w.words @@ ${q}`, ...scoped])}
-              order by rank desc limit ${params.p(n + 1, 'int')}) b
-       join search_passage_rows w on w.episode_id = b.episode_id and w.start = b.start
-       left join catalog_episodes e on e.id = b.episode_id
-      order by b.rank desc, e.published_at desc, b.episode_id desc, b.start`,
+    `select b.episode_id, b.start, b.rank::float8 as rank, b.published_at, b.mask
+       from (select b.*, case when b.k <= ${sorted} then
+                          (select ${passageStarts('w.words', keywords.terms, true, params)}
+                             from search_passage_rows w where w.episode_id = b.episode_id and w.start = b.start) end as mask
+               from (select b.*, row_number() over () as k
+                       from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank, e.published_at
+                               from search_passage_rows w join catalog_episodes e on e.id = w.episode_id
+                              ${whereOf([`w.words @@ ${q}`, ...scoped])}
+                              order by rank desc, e.published_at desc, w.episode_id desc, w.start
+                              limit ${sorted} + 1) b) b
+             offset 0) b
+      where b.mask <> 0 or b.k > ${sorted}
+      limit ${params.p(want + MATCHED_ROWS, 'int')}`,
     params.values,
   );
-  // Without a row left out every candidate was checked; else only ranks above the first left out are sure.
-  const bound = rows.length > n ? rows[n]!.rank : Number.NEGATIVE_INFINITY;
-  // Rows in the episodes' order: an episode's first matching row is its best (the first start on a tie).
+  const every = rows.length < want + MATCHED_ROWS && rows.at(-1)?.mask !== null;
   const episodes = new Map<string, Ranked>();
-  const every = rows.length <= n;
-  for (const row of rows.slice(0, n)) {
-    if (row.mask === 0 || row.published_at === null) continue;
+  for (const row of rows) {
+    if (row.mask === null) break;
     const hit = episodes.get(row.episode_id);
     if (hit === undefined)
       episodes.set(row.episode_id, {
@@ -296,8 +306,8 @@ async function bestRowsFirst(
       });
     else hit.masks?.set(row.start, row.mask);
   }
-  const settled = [...episodes.values()].filter((hit) => hit.score > bound);
-  return settled.length >= want || every ? settled : undefined;
+  const met = [...episodes.values()];
+  return every ? met : met.length >= want ? met.slice(0, want) : undefined;
 }
 
 /** Whether any episode matches: for the diagnostics of an empty page. */
