@@ -45,74 +45,112 @@ export const rowVectors = (lines: readonly (readonly string[])[]) => episodeRows
  */
 export const rowVectorsBinary = (lines: readonly (readonly string[])[]) => episodeRows(lines, binary);
 
-/** A row's lexemes in PostgreSQL's order: `keys` sorted (rank · POSITION_SPAN + position), each rank a lexeme. */
-interface RowKeys {
+/** A row's words: its lexemes in PostgreSQL's order, each with its positions ascending. */
+interface RowWords {
+  /** The episode's lexemes in PostgreSQL's order (a lexeme's rank is its index). */
   lexemes: readonly string[];
-  keys: Float64Array;
-  /** Where each lexeme's keys start in `keys`, and a last entry at its end. */
-  bounds: number[];
+  /** The ranks of the row's lexemes, ascending. */
+  ranks: Int32Array;
+  /** Where each lexeme's positions start in `positions`, and a last entry at its end. */
+  bounds: Int32Array;
+  positions: Uint16Array;
+}
+
+/** An episode's indexed words: each line's as word ids with their offsets in the line, one token each. */
+interface EpisodeWords {
+  /** The distinct words, by id (first appearance), and the id of each. */
+  words: string[];
+  idOf: Map<string, number>;
+  ids: Int32Array;
+  offsets: Int32Array;
+  /** Where each line's tokens start, and a last entry at the end. */
+  lineStart: Int32Array;
+  /** Per line holding a word more than POSITIONS_PER_LINE times, those words' ids. */
+  frequent?: Map<number, Set<number>>;
 }
 
 function episodeRows<T>(
   lines: readonly (readonly string[])[],
-  encoder: (lexemes: readonly string[]) => (row: RowKeys) => T,
+  encoder: (lexemes: readonly string[]) => (row: RowWords) => T,
 ): { start: number; words: T }[] {
-  // Each line's words as ids (an id per distinct word of the episode) with their offsets in the line.
-  const ids = new Map<string, number>();
-  const entries = lines.map((words) => lineEntries(words, ids));
-  // The lexemes in PostgreSQL's order (their UTF-8 bytes): a row's (rank, position) pairs then
-  // sort as numbers. JavaScript's order is the same without code units from U+D800 up, where UTF-16
-  // puts astral letters before U+E000 … U+FFFF and UTF-8 after.
-  const lexemes = [...ids.keys()];
+  const episode = episodeWords(lines);
+  const { ids, offsets, lineStart } = episode;
+  // The lexemes in PostgreSQL's order (their UTF-8 bytes), so a row's lexemes sort as numbers.
+  // JavaScript's order is the same without code units from U+D800 up, where UTF-16 puts astral
+  // letters before U+E000 … U+FFFF and UTF-8 after.
+  const lexemes = [...episode.words];
   lexemes.sort(lexemes.some((word) => HIGH_UNITS.test(word)) ? utf8Order : undefined);
   const rank = new Int32Array(lexemes.length);
   lexemes.forEach((word, k) => {
-    rank[ids.get(word)!] = k;
+    rank[episode.idOf.get(word)!] = k;
   });
   const encode = encoder(lexemes);
   const rows: { start: number; words: T }[] = [];
-  const keys = new Float64Array(ROW_LINES * WORDS_PER_LINE);
+  // Scratch space of one row, reused: its tokens' ranks and positions, the ranks it holds, the
+  // positions per rank (seen in row `seenIn`) and where the next one goes.
+  const most = ROW_LINES * WORDS_PER_LINE;
+  const tokenRank = new Int32Array(most);
+  const tokenPosition = new Uint16Array(most);
+  const ranks = new Int32Array(most);
+  const bounds = new Int32Array(most + 1);
+  const positions = new Uint16Array(most);
+  const count = new Int32Array(lexemes.length);
+  const seenIn = new Int32Array(lexemes.length);
+  const next = new Int32Array(lexemes.length);
   // A row starts at every STRIDE-th line, so each line is one of the first STRIDE lines of exactly one row.
-  for (let start = 0; start < lines.length; start += STRIDE) {
-    let count = 0;
+  for (let start = 0, row = 1; start < lines.length; start += STRIDE, row++) {
     const end = Math.min(lines.length, start + ROW_LINES);
-    const caps = rowCaps(entries.slice(start, end));
+    const caps = rowCaps(episode, start, end);
     const used = caps && new Map<number, number>();
+    let tokens = 0;
+    let distinct = 0;
     for (let k = start; k < end; k++) {
       const base = (k - start) * LINE_SLOT + 1;
-      const line = entries[k]!;
       used?.clear();
-      for (let i = 0; i < line.ids.length; i++) {
-        const id = line.ids[i]!;
+      for (let t = lineStart[k]!; t < lineStart[k + 1]!; t++) {
+        const id = ids[t]!;
         const cap = caps?.get(id);
         if (cap !== undefined && used) {
           const n = (used.get(id) ?? 0) + 1;
           used.set(id, n);
           if (n > cap) continue;
         }
-        keys[count++] = rank[id]! * POSITION_SPAN + base + line.offsets[i]!;
+        const r = rank[id]!;
+        if (seenIn[r] !== row) {
+          seenIn[r] = row;
+          count[r] = 0;
+          ranks[distinct++] = r;
+        }
+        count[r]!++;
+        tokenRank[tokens] = r;
+        tokenPosition[tokens++] = base + offsets[t]!;
       }
     }
-    const sorted = keys.subarray(0, count).sort();
-    rows.push({
-      start,
-      words: encode(withinBudget({ lexemes, keys: sorted, bounds: lexemeBounds(sorted) })),
-    });
+    // Each lexeme's positions in line order, which is position order.
+    const rowRanks = ranks.subarray(0, distinct).sort();
+    let at = 0;
+    for (let g = 0; g < distinct; g++) {
+      const r = rowRanks[g]!;
+      bounds[g] = at;
+      next[r] = at;
+      at += count[r]!;
+    }
+    bounds[distinct] = at;
+    for (let i = 0; i < tokens; i++) positions[next[tokenRank[i]!]!++] = tokenPosition[i]!;
+    const words = { lexemes, ranks: rowRanks, bounds: bounds.subarray(0, distinct + 1), positions };
+    rows.push({ start, words: encode(withinBudget(words)) });
   }
   return rows;
 }
 
-const lexemeOf = (row: RowKeys, g: number) => Math.floor(row.keys[row.bounds[g]!]! / POSITION_SPAN);
-
 function literal(lexemes: readonly string[]) {
   const quoted = lexemes.map((word) => `'${word}':`);
-  return (row: RowKeys): string => {
+  return (row: RowWords): string => {
     const parts: string[] = [];
-    for (let g = 0; g + 1 < row.bounds.length; g++) {
-      const k = lexemeOf(row, g);
-      let part = quoted[k]!;
+    for (let g = 0; g < row.ranks.length; g++) {
+      let part = quoted[row.ranks[g]!]!;
       for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++)
-        part += `${i > row.bounds[g]! ? ',' : ''}${row.keys[i]! - k * POSITION_SPAN}`;
+        part += `${i > row.bounds[g]! ? ',' : ''}${row.positions[i]!}`;
       parts.push(part);
     }
     return parts.join(' ');
@@ -125,23 +163,20 @@ function binary(lexemes: readonly string[]) {
   const utf8 = Buffer.from(`${lexemes.join('\0')}\0`);
   const from = new Int32Array(lexemes.length + 1);
   for (let i = 0, k = 1; i < utf8.length; i++) if (utf8[i] === 0) from[k++] = i + 1;
-  return (row: RowKeys): Buffer => {
-    const groups = row.bounds.length - 1;
-    let size = 4 + 2 * row.keys.length;
-    for (let g = 0; g < groups; g++) {
-      const k = lexemeOf(row, g);
-      size += from[k + 1]! - from[k]! + 2;
-    }
+  return (row: RowWords): Buffer => {
+    const groups = row.ranks.length;
+    let size = 4 + 2 * row.bounds[groups]!;
+    for (let g = 0; g < groups; g++) size += from[row.ranks[g]! + 1]! - from[row.ranks[g]!]! + 2;
     const out = Buffer.allocUnsafe(size);
     let at = out.writeInt32BE(groups, 0);
     for (let g = 0; g < groups; g++) {
-      const k = lexemeOf(row, g);
+      const k = row.ranks[g]!;
       for (let i = from[k]!; i < from[k + 1]!; i++) out[at++] = utf8[i]!;
       const count = row.bounds[g + 1]! - row.bounds[g]!;
       out[at++] = count >> 8;
       out[at++] = count & 0xff;
       for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++) {
-        const position = row.keys[i]! - k * POSITION_SPAN;
+        const position = row.positions[i]!;
         out[at++] = position >> 8;
         out[at++] = position & 0xff;
       }
@@ -158,11 +193,11 @@ const VECTOR_BUDGET = 1_000_000;
  * (only a row of thousands of very long "words" gets there). A lexeme is at most three bytes a
  * UTF-16 code unit, so most rows need no measuring.
  */
-function withinBudget(row: RowKeys): RowKeys {
-  const groups = row.bounds.length - 1;
+function withinBudget(row: RowWords): RowWords {
+  const groups = row.ranks.length;
   // The lexeme, a WordEntry, alignment, the position count and two bytes a position.
   const bytes = (g: number, measure: (word: string) => number) =>
-    measure(row.lexemes[lexemeOf(row, g)]!) + 8 + 2 * (row.bounds[g + 1]! - row.bounds[g]!);
+    measure(row.lexemes[row.ranks[g]!]!) + 8 + 2 * (row.bounds[g + 1]! - row.bounds[g]!);
   let bound = 0;
   for (let g = 0; g < groups; g++) bound += bytes(g, (word) => word.length * 3);
   if (bound <= VECTOR_BUDGET) return row;
@@ -175,49 +210,41 @@ function withinBudget(row: RowKeys): RowKeys {
     total -= entry.bytes;
   }
   if (dropped.size === 0) return row;
-  const kept: number[] = [];
-  for (let g = 0; g < groups; g++)
-    if (!dropped.has(g)) for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++) kept.push(row.keys[i]!);
-  const keys = Float64Array.from(kept);
-  return { lexemes: row.lexemes, keys, bounds: lexemeBounds(keys) };
-}
-
-function lexemeBounds(keys: Float64Array): number[] {
-  const bounds: number[] = [];
-  let last = -1;
-  for (let i = 0; i < keys.length; i++) {
-    const k = Math.floor(keys[i]! / POSITION_SPAN);
-    if (k !== last) bounds.push(i);
-    last = k;
+  const ranks: number[] = [];
+  const bounds = [0];
+  const positions: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    if (dropped.has(g)) continue;
+    ranks.push(row.ranks[g]!);
+    for (let i = row.bounds[g]!; i < row.bounds[g + 1]!; i++) positions.push(row.positions[i]!);
+    bounds.push(positions.length);
   }
-  bounds.push(keys.length);
-  return bounds;
+  return {
+    lexemes: row.lexemes,
+    ranks: Int32Array.from(ranks),
+    bounds: Int32Array.from(bounds),
+    positions: Uint16Array.from(positions),
+  };
 }
 
 const HIGH_UNITS = /[\ud800-\uffff]/;
 const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-// Positions of a tsvector are below 2^14.
-const POSITION_SPAN = 16384;
-
-interface LineEntries {
-  ids: number[];
-  offsets: number[];
-  /** Words held more than POSITIONS_PER_LINE times in the line. */
-  frequent?: Set<number>;
-}
-
 /**
  * Per line, how many positions a word held more than 256 times in the row may keep: each line its
  * first n, n as large as fits in 256 (at least POSITIONS_PER_LINE). Undefined when no word needs it.
  */
-function rowCaps(lines: readonly LineEntries[]): Map<number, number> | undefined {
-  if (!lines.some((l) => l.frequent)) return undefined;
+function rowCaps(episode: EpisodeWords, start: number, end: number): Map<number, number> | undefined {
+  if (!episode.frequent) return undefined;
   const counts = new Map<number, number[]>();
-  for (const line of lines) for (const id of line.frequent ?? []) counts.set(id, []);
-  for (const line of lines) {
+  for (let k = start; k < end; k++) for (const id of episode.frequent.get(k) ?? []) counts.set(id, []);
+  if (counts.size === 0) return undefined;
+  for (let k = start; k < end; k++) {
     const inLine = new Map<number, number>();
-    for (const id of line.ids) if (counts.has(id)) inLine.set(id, (inLine.get(id) ?? 0) + 1);
+    for (let t = episode.lineStart[k]!; t < episode.lineStart[k + 1]!; t++) {
+      const id = episode.ids[t]!;
+      if (counts.has(id)) inLine.set(id, (inLine.get(id) ?? 0) + 1);
+    }
     for (const [id, n] of inLine) counts.get(id)!.push(n);
   }
   const caps = new Map<number, number>();
@@ -231,32 +258,55 @@ function rowCaps(lines: readonly LineEntries[]): Map<number, number> | undefined
   return caps.size ? caps : undefined;
 }
 
-/** A line's indexed words (their ids in `ids`) and offsets: WORDS_PER_LINE words, 256 positions of each. */
-function lineEntries(words: readonly string[], ids: Map<string, number>): LineEntries {
-  const line: LineEntries = { ids: [], offsets: [] };
-  // Only a line of more than POSITIONS_PER_LINE words can hold a word more often.
-  const seen = words.length > POSITIONS_PER_LINE ? new Map<number, number>() : undefined;
-  const frequent = new Set<number>();
-  const count = Math.min(words.length, WORDS_PER_LINE);
-  for (let offset = 0; offset < count; offset++) {
-    const word = words[offset]!;
-    let id = ids.get(word);
-    if (id === undefined) {
-      if (!fitsLexeme(word)) continue;
-      id = ids.size;
-      ids.set(word, id);
+/** Each line's indexed words (their ids) and offsets: WORDS_PER_LINE words, 256 positions of each. */
+function episodeWords(lines: readonly (readonly string[])[]): EpisodeWords {
+  let most = 0;
+  for (const words of lines) most += Math.min(words.length, WORDS_PER_LINE);
+  const episode: EpisodeWords = {
+    words: [],
+    idOf: new Map(),
+    ids: new Int32Array(most),
+    offsets: new Int32Array(most),
+    lineStart: new Int32Array(lines.length + 1),
+  };
+  const { idOf } = episode;
+  // A word's count in the line being read (line k + 1 in `countedIn`), counted only in lines long
+  // enough to hold a word more than POSITIONS_PER_LINE times.
+  const inLine = new Int32Array(most);
+  const countedIn = new Int32Array(most);
+  let t = 0;
+  for (let k = 0; k < lines.length; k++) {
+    const words = lines[k]!;
+    const counting = words.length > POSITIONS_PER_LINE;
+    const count = Math.min(words.length, WORDS_PER_LINE);
+    for (let offset = 0; offset < count; offset++) {
+      const word = words[offset]!;
+      let id = idOf.get(word);
+      if (id === undefined) {
+        if (!fitsLexeme(word)) continue;
+        id = episode.words.length;
+        idOf.set(word, id);
+        episode.words.push(word);
+      }
+      if (counting) {
+        if (countedIn[id] !== k + 1) {
+          countedIn[id] = k + 1;
+          inLine[id] = 0;
+        }
+        const n = ++inLine[id]!;
+        if (n > MAX_POSITIONS) continue;
+        if (n > POSITIONS_PER_LINE) {
+          episode.frequent ??= new Map();
+          const frequent = episode.frequent.get(k) ?? new Set<number>();
+          episode.frequent.set(k, frequent.add(id));
+        }
+      }
+      episode.ids[t] = id;
+      episode.offsets[t++] = offset;
     }
-    if (seen) {
-      const n = (seen.get(id) ?? 0) + 1;
-      seen.set(id, n);
-      if (n > MAX_POSITIONS) continue;
-      if (n > POSITIONS_PER_LINE) frequent.add(id);
-    }
-    line.ids.push(id);
-    line.offsets.push(offset);
+    episode.lineStart[k + 1] = t;
   }
-  if (frequent.size) line.frequent = frequent;
-  return line;
+  return episode;
 }
 
 // A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.
