@@ -334,12 +334,19 @@ export function createPostgresEventStore(
       return { events, lastPosition: events.at(-1)?.position ?? after };
     }
     if (types.length === 0) return { events: [], lastPosition: after };
-    const { rows } = await db.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, [
-      xid,
-      gp,
-      limit,
-      [...new Set(types)],
-    ]);
+    // Each type's events after `after` are read in events_type's order, up to the limit. A bitmap
+    // scan would read all of them before sorting; the planner chooses it when it guesses few (a
+    // store not analyzed since a bulk append), and a catch-up then costs the square of the backlog
+    // (docs/event-store.md, "Reading all").
+    const { rows } = await db.transaction(async (tx) => {
+      await tx.query('set local enable_bitmapscan = off');
+      return tx.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, [
+        xid,
+        gp,
+        limit,
+        [...new Set(types)],
+      ]);
+    });
     const events = rows.filter((row) => row.event_id !== null).map(toRecorded);
     if (events.length === limit) return { events, lastPosition: events.at(-1)!.position };
     const head = rows[0]?.head;
