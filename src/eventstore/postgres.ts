@@ -320,7 +320,11 @@ export function createPostgresEventStore(
     }
   }
 
-  async function readAll(readOptions: ReadAllOptions = {}): Promise<ReadAllPage> {
+  /**
+   * `walk`: a filtered read walks each type's `events_type` range in order, in a transaction of its
+   * own (docs/event-store.md, "Reading all"); a subscriber caught up polls without it.
+   */
+  async function readAll(readOptions: ReadAllOptions = {}, walk = true): Promise<ReadAllPage> {
     const after = readOptions.after ?? START;
     const [xid, gp] = positionParams(after);
     const limit = readOptions.limit ?? pageSize;
@@ -334,19 +338,16 @@ export function createPostgresEventStore(
       return { events, lastPosition: events.at(-1)?.position ?? after };
     }
     if (types.length === 0) return { events: [], lastPosition: after };
-    // Each type's events after `after` are read in events_type's order, up to the limit. A bitmap
-    // scan would read all of them before sorting; the planner chooses it when it guesses few (a
-    // store not analyzed since a bulk append), and a catch-up then costs the square of the backlog
-    // (docs/event-store.md, "Reading all").
-    const { rows } = await db.transaction(async (tx) => {
-      await tx.query('set local enable_bitmapscan = off');
-      return tx.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, [
-        xid,
-        gp,
-        limit,
-        [...new Set(types)],
-      ]);
-    });
+    const params = [xid, gp, limit, [...new Set(types)]];
+    // A bitmap scan would read all of a type's later events before sorting; the planner chooses it
+    // when it guesses few (a store not analyzed since a bulk append), and a catch-up then costs the
+    // square of the backlog (docs/event-store.md, "Reading all").
+    const { rows } = walk
+      ? await db.transaction(async (tx) => {
+          await tx.query('set local enable_bitmapscan = off');
+          return tx.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, params);
+        })
+      : await db.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, params);
     const events = rows.filter((row) => row.event_id !== null).map(toRecorded);
     if (events.length === limit) return { events, lastPosition: events.at(-1)!.position };
     const head = rows[0]?.head;
@@ -448,12 +449,19 @@ export function createPostgresEventStore(
         await wakeups.start();
         let position = subscribeOptions.after ?? START;
         parsePosition(position);
+        // Behind until a page comes back short: only then is the read's ordered walk worth its
+        // transaction's round trips (docs/event-store.md, "Reading all").
+        let behind = true;
         while (!signal.aborted && !closing.signal.aborted) {
           const seen = wakeups.generation;
-          const page = await readAll({ after: position, limit, ...(eventTypes ? { eventTypes } : {}) });
+          const page = await readAll(
+            { after: position, limit, ...(eventTypes ? { eventTypes } : {}) },
+            behind,
+          );
           if (page.events.length > 0) await handle(page.events, page.lastPosition);
           position = page.lastPosition;
-          if (page.events.length < limit) await wakeups.wait(seen, pollIntervalMs, [signal, closing.signal]);
+          behind = page.events.length === limit;
+          if (!behind) await wakeups.wait(seen, pollIntervalMs, [signal, closing.signal]);
         }
       })();
       return { done };

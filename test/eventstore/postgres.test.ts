@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.ts';
+import type { Db, Queryable } from '../../src/db/db.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { BadRequestError, ConflictError, ValidationError } from '../../src/errors.ts';
 import type { NewEvent, RecordedEvent } from '../../src/eventstore/port.ts';
@@ -101,6 +101,51 @@ describe.each(ENGINES)('PostgreSQL event store on %s', (engine) => {
         const expected = all.events.filter((e) => wanted.includes(e.type)).map((e) => e.id);
         expect(await readAll(wanted, limit)).toEqual(expected);
       }
+  });
+
+  it('walks in a transaction while a subscriber is behind, and polls with one statement once caught up', async () => {
+    // docs/event-store.md, "Reading all": the walk's transaction only while pages come back full.
+    let transactions = 0;
+    const counted: Db = Object.assign(Object.create(db) as Db, {
+      transaction: <T>(fn: (tx: Queryable) => Promise<T>) => {
+        transactions++;
+        return db.transaction(fn);
+      },
+    });
+    const watched = createPostgresEventStore(counted, { pollIntervalMs: 10 });
+    const type = `Walked_${randomUUID().slice(0, 8)}`;
+    const from = (await store.readAll({ eventTypes: ['NothingOfThisType'] })).lastPosition;
+    await store.append(
+      `walk-${randomUUID()}`,
+      Array.from({ length: 7 }, () => event(type)),
+    );
+    const pages: number[] = [];
+    const controller = new AbortController();
+    const subscription = watched.subscribe({
+      after: from,
+      eventTypes: [type],
+      limit: 3,
+      signal: controller.signal,
+      handle: async (events) => {
+        pages.push(events.length);
+      },
+    });
+    await expect.poll(() => pages.reduce((a, b) => a + b, 0)).toBe(7);
+    // Pages of 3, 3, then 1: the first three reads walked, the short one ended the walk.
+    expect(pages).toEqual([3, 3, 1]);
+    expect(transactions).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(transactions).toBe(3);
+    await store.append(
+      `walk-${randomUUID()}`,
+      Array.from({ length: 4 }, () => event(type)),
+    );
+    await expect.poll(() => pages.reduce((a, b) => a + b, 0)).toBe(11);
+    // The first page after the burst is read plainly, then the walk resumes after its full page.
+    expect(transactions).toBeGreaterThan(3);
+    controller.abort();
+    await subscription.done.catch(() => undefined);
+    await watched.close();
   });
 
   it('rejects a position that is not one of its own', async () => {
