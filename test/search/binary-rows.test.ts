@@ -5,21 +5,10 @@ import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import { applyBatch } from '../../src/subscriptions/projection-runner.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { createDb, ENGINES } from '../support/db.ts';
+import { prng } from '../support/synthetic.ts';
 
 // The passage index's rows go to PostgreSQL as binary tsvectors (docs/search.md): the same stored
 // values as the literals, on the path the projection runner takes.
-
-// A seeded generator, so a failure replays.
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Letters from ASCII to astral, composed and decomposed accents, letters from U+E000 up (UTF-16
 // orders them before astral ones, UTF-8 after) and some that fold to several letters.
@@ -40,7 +29,7 @@ const LETTERS = [
 ];
 
 function episodes(seed: number, count: number, prefix: string): RecordedEvent[] {
-  const next = random(seed);
+  const next = prng(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const word = (length: number) => Array.from({ length }, () => pick(LETTERS)).join('');
   return Array.from({ length: count }, (_, n) => {

@@ -8,21 +8,11 @@ import {
   WORDS_PER_LINE,
 } from '../../projections/search-passages/passages.ts';
 import { createDb, ENGINES } from '../support/db.ts';
+import { prng } from '../support/synthetic.ts';
 
 // The rows' words as the layout defines them (docs/search.md, "Index design"), written plainly: one
 // literal entry per occurrence, PostgreSQL merging them. The projection builds the same values with
 // typed arrays and one sort per episode; both must agree on varied episodes.
-
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Folded letters from ASCII to astral, and from U+E000 up (UTF-16 orders them before astral ones).
 const LETTERS = [
@@ -36,7 +26,7 @@ const LETTERS = [
 
 /** An episode's folded lines: short and long lines, empty ones, repeats, words too long for a lexeme. */
 function episode(seed: number): string[][] {
-  const next = random(seed);
+  const next = prng(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   const word = (length: number) => Array.from({ length }, () => pick(LETTERS)).join('');
   const vocabulary = Array.from({ length: 2 + Math.floor(next() * 200) }, () =>
