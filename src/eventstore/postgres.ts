@@ -322,7 +322,7 @@ export function createPostgresEventStore(
 
   /**
    * `walk`: a filtered read walks each type's `events_type` range in order, in a transaction of its
-   * own (docs/event-store.md, "Reading all"); a subscriber caught up polls without it.
+   * own (docs/event-store.md, "Reading"); a subscriber caught up polls without it.
    */
   async function readAll(readOptions: ReadAllOptions = {}, walk = true): Promise<ReadAllPage> {
     const after = readOptions.after ?? START;
@@ -341,7 +341,7 @@ export function createPostgresEventStore(
     const params = [xid, gp, limit, [...new Set(types)]];
     // A bitmap scan would read all of a type's later events before sorting; the planner chooses it
     // when it guesses few (a store not analyzed since a bulk append), and a catch-up then costs the
-    // square of the backlog (docs/event-store.md, "Reading all").
+    // square of the backlog (docs/event-store.md, "Reading").
     const { rows } = walk
       ? await db.transaction(async (tx) => {
           await tx.query('set local enable_bitmapscan = off');
@@ -450,7 +450,7 @@ export function createPostgresEventStore(
         let position = subscribeOptions.after ?? START;
         parsePosition(position);
         // Behind until a page comes back short: only then is the read's ordered walk worth its
-        // transaction's round trips (docs/event-store.md, "Reading all").
+        // transaction's round trips (docs/event-store.md, "Reading").
         let behind = true;
         while (!signal.aborted && !closing.signal.aborted) {
           const seen = wakeups.generation;

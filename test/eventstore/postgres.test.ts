@@ -104,7 +104,7 @@ describe.each(ENGINES)('PostgreSQL event store on %s', (engine) => {
   });
 
   it('walks in a transaction while a subscriber is behind, and polls with one statement once caught up', async () => {
-    // docs/event-store.md, "Reading all": the walk's transaction only while pages come back full.
+    // docs/event-store.md, "Reading": the walk's transaction only while pages come back full.
     let transactions = 0;
     const counted: Db = Object.assign(Object.create(db) as Db, {
       transaction: <T>(fn: (tx: Queryable) => Promise<T>) => {
