@@ -30,49 +30,80 @@ export async function linksOfPodcasts(
   return rows;
 }
 
+/** What each part of a first-pass score is worth (docs/advertising.md, "Scores"). */
+export interface FirstPassParts {
+  guest: number;
+  sponsor: number;
+  /** Shared among the show's own topics: each shared topic adds this ÷ the show's topic count. */
+  topics: number;
+  /** A show of the same publisher. */
+  mate: number;
+}
+
 /**
- * The `limit` shows with the highest first-pass score for a show: for each (kind, key) it holds,
- * the `perKey` other shows holding it with most episodes (each adding that key's `part`), and its
- * `perKey` most popular publisher mates (each adding `matePart`). Parts are summed in the order
- * given, mates first, so the sums are the same doubles whoever adds them. Ties go to the smaller id
- * as JavaScript compares strings (UTF-16 code units: the order answers list shows in), which no
- * PostgreSQL collation gives, so the query ranks the sums and the shows tied at the cut are ordered here.
+ * The `limit` shows with the highest first-pass score for a show, read in one statement from the
+ * show's own links: for each guest, sponsor and topic it holds, the `perKey` other shows holding
+ * it with most episodes (each adding that kind's part), and its `perKey` most popular publisher
+ * mates (each adding `mate`). A score is the parts added one by one, the mate's first, then the
+ * guests', the sponsors', the topics': parts of one kind being equal, it depends only on how many
+ * of each a show shares, so it is added up once per such count (a few dozen a show) instead of
+ * once per candidate, and no text is sorted. Ties go to the smaller id as JavaScript compares
+ * strings (UTF-16 code units: the order answers list shows in), which no PostgreSQL collation
+ * gives, so the query ranks the scores and the shows tied at the cut are ordered here.
  */
 export async function firstPassCandidates(
   db: Queryable,
   podcastId: string,
-  keys: readonly { kind: LinkKind; key: string; part: number }[],
-  matePart: number,
+  parts: FirstPassParts,
   perKey: number,
   limit: number,
 ): Promise<string[]> {
   const { rows } = await db.query<{ podcast_id: string; rank: number }>(
-    `with shared as (
-       select l.podcast_id, t.part, t.n
-         from unnest($2::text[], $3::text[], $4::float8[]) with ordinality as t(kind, key, part, n)
+    `with own as (
+       select kind, key from podcast_links where podcast_id = $1::text and kind in ('guest', 'sponsor', 'topic')
+     ),
+     shared as (
+       select l.podcast_id, o.kind
+         from own o
          cross join lateral (
            select x.podcast_id from podcast_links x
-            where x.kind = t.kind and x.key = t.key and x.podcast_id <> $1::text
+            where x.kind = o.kind and x.key = o.key and x.podcast_id <> $1::text
             order by x.episode_count desc, x.podcast_id limit $6::int) l
      ),
      mates as (
-       select p.id as podcast_id, $5::float8 as part, 0::bigint as n
+       select p.id as podcast_id, 'mate'::text as kind
          from podcasts me join podcasts p on p.publisher->>'id' = me.publisher->>'id' and p.id <> me.id
         where me.id = $1::text order by p.popularity desc nulls last, p.id limit $6::int
+     ),
+     counted as materialized (
+       select podcast_id, bool_or(kind = 'mate') as mate, count(*) filter (where kind = 'guest')::int as g,
+              count(*) filter (where kind = 'sponsor')::int as s, count(*) filter (where kind = 'topic')::int as t
+         from (select * from mates union all select * from shared) c
+        group by podcast_id
+     ),
+     signatures as materialized (
+       select mate, g, s, t, count(*) as shows from counted group by mate, g, s, t
+     ),
+     scored as materialized (
+       select c.mate, c.g, c.s, c.t, c.shows, f.score
+         from signatures c
+         cross join lateral (
+           select sum(part order by i) as score
+             from (select 0 as i, $5::float8 as part where c.mate
+                   union all select i, $2::float8 from generate_series(1, c.g) i
+                   union all select c.g + i, $3::float8 from generate_series(1, c.s) i
+                   union all select c.g + c.s + i,
+                                    $4::float8 / (select count(*) from own where kind = 'topic')
+                               from generate_series(1, c.t) i) p) f
+     ),
+     ranked as (
+       select mate, g, s, t, (dense_rank() over w)::int as rank, sum(shows) over w as shows_to_here
+         from scored window w as (order by score desc)
      )
-     select podcast_id, (dense_rank() over (order by sum(part order by n) desc))::int as rank
-       from (select * from mates union all select * from shared) c
-      group by podcast_id
-      order by rank fetch first ($7::int) rows with ties`,
-    [
-      podcastId,
-      keys.map((k) => k.kind),
-      keys.map((k) => k.key),
-      keys.map((k) => k.part),
-      matePart,
-      perKey,
-      limit,
-    ],
+     select c.podcast_id, r.rank
+       from counted c join ranked r using (mate, g, s, t)
+      where r.rank <= coalesce((select min(rank) from ranked where shows_to_here >= $7::int), 2147483647)`,
+    [podcastId, parts.guest, parts.sponsor, parts.topics, parts.mate, perKey, limit],
   );
   return rows
     .sort((a, b) => a.rank - b.rank || (a.podcast_id < b.podcast_id ? -1 : 1))

@@ -1,6 +1,7 @@
 import type { LinkKind } from '../../projections/podcast-links/projection.ts';
 import {
   episodesSharing,
+  type FirstPassParts,
   firstPassCandidates,
   type LinkRow,
   linksOfEpisodes,
@@ -36,6 +37,14 @@ const EPISODE_SPONSORS_FOR_FULL = 3;
 const PER_KEY = 100;
 const SCORED = 50;
 const SHOWN_PARTS = 5;
+
+/** The first pass, on what the candidate rows already show (counts only), picks the shows worth scoring fully. */
+const FIRST_PASS: FirstPassParts = {
+  guest: PODCAST_WEIGHTS.guests / GUESTS_FOR_FULL,
+  sponsor: PODCAST_WEIGHTS.sponsors / SPONSORS_FOR_FULL,
+  topics: PODCAST_WEIGHTS.topic_overlap + PODCAST_WEIGHTS.content_similarity,
+  mate: PODCAST_WEIGHTS.same_publisher,
+};
 
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
@@ -157,34 +166,12 @@ export interface RelatedShows {
  * it read on the way, so recommendations drawn from the related shows need not read it again.
  */
 export async function relatedShows(db: Queryable, podcastId: string): Promise<RelatedShows> {
-  const own = await linksOfPodcasts(db, [podcastId]);
+  // The first pass reads the show's own links itself, so both go in parallel.
+  const [own, rough] = await Promise.all([
+    linksOfPodcasts(db, [podcastId]),
+    firstPassCandidates(db, podcastId, FIRST_PASS, PER_KEY, SCORED),
+  ]);
   const mine = profiles(own).get(podcastId) ?? emptyProfile();
-  // A first pass on what the candidate rows already show (counts only) picks the shows worth
-  // scoring fully.
-  const topicShare = mine.topics.size
-    ? (PODCAST_WEIGHTS.topic_overlap + PODCAST_WEIGHTS.content_similarity) / mine.topics.size
-    : 0;
-  const keys = [
-    ...[...mine.guests].map((key) => ({
-      kind: 'guest' as LinkKind,
-      key,
-      part: PODCAST_WEIGHTS.guests / GUESTS_FOR_FULL,
-    })),
-    ...[...mine.sponsors].map((key) => ({
-      kind: 'sponsor' as LinkKind,
-      key,
-      part: PODCAST_WEIGHTS.sponsors / SPONSORS_FOR_FULL,
-    })),
-    ...[...mine.topics.keys()].map((key) => ({ kind: 'topic' as LinkKind, key, part: topicShare })),
-  ];
-  const rough = await firstPassCandidates(
-    db,
-    podcastId,
-    keys,
-    PODCAST_WEIGHTS.same_publisher,
-    PER_KEY,
-    SCORED,
-  );
   const [theirs, rows] = await Promise.all([
     linksOfPodcasts(db, rough, undefined, ['guest', 'sponsor']),
     podcastsByIds(db, [podcastId, ...rough]),
