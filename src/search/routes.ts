@@ -18,7 +18,8 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
-import { around, entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
+import { around, entityMentions, mentionItem, searchItem } from './items.ts';
+import { loadEpisodes } from './parts.ts';
 import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
   episodeTimeseriesQuerySchema,
@@ -68,22 +69,17 @@ function requireEntity(filters: Filters) {
 
 /**
  * The page's episodes with the entity's mention lines: the producer's (whole transcript read) or
- * the detector's, run on the lines the index found (only those and their context read). The
- * producer's mentions, the index's lines and the episodes are read at once.
+ * the detector's, run on the lines the index found (only those and their context read).
  */
 async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
-  const found = Promise.all([
+  const [produced, candidates] = await Promise.all([
     producedMentions(app.db, entity.entity.id, ids),
     detectedLines(app.db, entity.names, ids),
   ]);
-  const wanted = found.then(([produced, candidates]) => {
-    const lines = new Map<string, number[]>();
-    for (const id of ids)
-      if (!produced.has(id)) lines.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
-    return lines;
-  });
+  const wanted = new Map<string, number[]>();
+  for (const id of ids)
+    if (!produced.has(id)) wanted.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
   const parts = await loadEpisodes(app.db, ids, wanted);
-  const [produced, candidates] = await found;
   const mentions = new Map(
     [...parts].map(([id, episode]) => [
       id,
