@@ -83,14 +83,22 @@ const searchWindow = (w: MatchWindow) => ({
   lines: w.lines.map(({ is_mention, ...line }) => ({ ...line, is_match: is_mention })),
 });
 
+/** The matcher's detector of the entity's name and aliases; one serves every episode of a page. */
+export function nameDetector(entity: ResolvedEntity): PhraseDetector {
+  const detector = new PhraseDetector();
+  detector.setNames(entity.entity.id, [entity.entity.name, ...entity.entity.aliases]);
+  return detector;
+}
+
 /**
  * The lines of the episode that mention the entity: the producer's when it sent any, else the
- * matcher's detection run on the `candidates` the index found (positions). `lost`: some of those
- * lines are not in the transcript as it is now (docs/search.md, "Lines are not copied").
+ * matcher's detection (`detector`, from nameDetector) run on the `candidates` the index found
+ * (positions). `lost`: some of those lines are not in the transcript as it is now (docs/search.md,
+ * "Lines are not copied").
  */
 export function entityMentions(
   parts: EpisodeParts,
-  entity: ResolvedEntity,
+  detector: PhraseDetector,
   produced: ProducedMentions | undefined,
   candidates: readonly number[] = [],
 ) {
@@ -104,8 +112,6 @@ export function entityMentions(
       lost: indexes.length < wanted.size,
     };
   }
-  const detector = new PhraseDetector();
-  detector.setNames(entity.entity.id, [entity.entity.name, ...entity.entity.aliases]);
   const indexes: number[] = [];
   const variants = new Set<string>();
   for (const i of candidates) {

@@ -18,7 +18,7 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
-import { around, entityMentions, mentionItem, searchItem } from './items.ts';
+import { around, entityMentions, mentionItem, nameDetector, searchItem } from './items.ts';
 import { loadEpisodes } from './parts.ts';
 import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
@@ -80,10 +80,11 @@ async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: str
   for (const id of ids)
     if (!produced.has(id)) wanted.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
   const parts = await loadEpisodes(app.db, ids, wanted);
+  const detector = nameDetector(entity);
   const mentions = new Map(
     [...parts].map(([id, episode]) => [
       id,
-      entityMentions(episode, entity, produced.get(id), candidates.get(id) ?? []),
+      entityMentions(episode, detector, produced.get(id), candidates.get(id) ?? []),
     ]),
   );
   return { parts, mentions };

@@ -7,7 +7,7 @@ import type { SegmentRow } from '../../projections/segments/queries.ts';
 import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import { linesAt, transcriptsByIds } from '../../projections/transcripts/queries.ts';
 import type { Queryable } from '../../src/db/db.ts';
-import { around, entityMentions, mentionItem, searchItem } from '../../src/search/items.ts';
+import { around, entityMentions, mentionItem, nameDetector, searchItem } from '../../src/search/items.ts';
 import { type EpisodeParts, loadEpisodes } from '../../src/search/parts.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import type { Engine } from '../support/db.ts';
@@ -240,8 +240,8 @@ describe.each<Engine>(['postgres', 'pglite'])('a page read in one statement (%s)
             score: 0,
             mentions: { indexes: within(id, lines), lost: false },
           }),
-          mentionItem(p, entityMentions(p, nvidia, produced, []), 2),
-          mentionItem(p, entityMentions(p, jensen, undefined, within(id, lines)), 2),
+          mentionItem(p, entityMentions(p, nameDetector(nvidia), produced, []), 2),
+          mentionItem(p, entityMentions(p, nameDetector(jensen), undefined, within(id, lines)), 2),
         ]);
       };
       expect(items(parts.get(id)!)).toBe(items(old.get(id)! as unknown as EpisodeParts));
