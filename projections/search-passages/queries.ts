@@ -459,29 +459,29 @@ export async function mentionEpisodes(
   for (let round = FIRST_ROUND; found.length < limit; round *= 4) {
     if (!scope.entity?.names.length || round > LAST_ROUND)
       return [...found, ...(await mentionPage(db, scope, limit - found.length, position))];
+    // One statement a round: the round's episodes (the scope without the entity), then those of
+    // them that mention it, and the round's last episode with how many it examined.
     const params = new Params();
     const where = scopeConditions(params, { ...scope, entity: undefined, role: undefined });
     if (position) where.push(keyset(params, position));
-    const { rows: examined } = await db.query<MentionPosition>(
-      `select ${POSITION} from catalog_episodes e ${whereOf(where)}
-        order by e.published_at desc, e.id desc limit ${params.p(round, 'int')}`,
+    const within = 'array(select id from examined)';
+    const { rows } = await db.query<MentionPosition & { hit: boolean; examined: number }>(
+      `with examined as materialized (
+         select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
+          order by e.published_at desc, e.id desc limit ${params.p(round, 'int')})
+       (select ${POSITION}, true as hit, 0 as examined from catalog_episodes e
+         ${whereOf([`e.id = any(${within})`, ...scopeConditions(params, scope, within)])}
+         order by e.published_at desc, e.id desc limit ${params.p(limit - found.length, 'int')})
+       union all
+       (select ${POSITION}, false, (select count(*)::int from examined) from examined e
+         order by e.published_at, e.id limit 1)`,
       params.values,
     );
-    if (examined.length === 0) break;
-    const ids = new Params();
-    const within = ids.p(
-      examined.map((e) => e.i),
-      'text[]',
-    );
-    const { rows } = await db.query<MentionPosition>(
-      `select ${POSITION} from catalog_episodes e
-        ${whereOf([`e.id = any(${within})`, ...scopeConditions(ids, scope, within)])}
-        order by e.published_at desc, e.id desc limit ${ids.p(limit - found.length, 'int')}`,
-      ids.values,
-    );
-    found.push(...rows);
-    if (examined.length < round) break;
-    position = examined.at(-1);
+    const last = rows.find((row) => !row.hit);
+    if (last === undefined) break;
+    found.push(...rows.filter((row) => row.hit).map(({ i, p }) => ({ i, p })));
+    if (last.examined < round) break;
+    position = { i: last.i, p: last.p };
   }
   return found;
 }
