@@ -509,39 +509,40 @@ export interface ProducedMentions {
   variants: string[];
 }
 
-export async function producedMentions(
+/**
+ * The entity's mentions in each episode, in one statement: the producer's (by episode) and, per
+ * episode, the lines (positions) that hold any of the names, each row's own lines (detected).
+ */
+export async function entityLines(
   db: Queryable,
-  entityId: string,
+  entity: { id: string; names: readonly Term[] },
   episodeIds: readonly string[],
-): Promise<Map<string, ProducedMentions>> {
-  const { rows } = await db.query<ProducedMentions>(
-    `select episode_id, mention_count, lines, variants from search_mentions
-      where entity_id = $1::text and episode_id = any($2::text[])`,
-    [entityId, episodeIds],
-  );
-  return new Map(rows.map((row) => [row.episode_id, row]));
-}
-
-/** Per episode, the lines (positions) that hold any of the names: each row's own lines. */
-export async function detectedLines(
-  db: Queryable,
-  names: readonly Term[],
-  episodeIds: readonly string[],
-): Promise<Map<string, number[]>> {
-  const found = new Map<string, number[]>();
-  if (names.length === 0 || episodeIds.length === 0) return found;
+): Promise<{ produced: Map<string, ProducedMentions>; detected: Map<string, number[]> }> {
+  const produced = new Map<string, ProducedMentions>();
+  const detected = new Map<string, number[]>();
+  if (episodeIds.length === 0) return { produced, detected };
   const params = new Params();
-  const { rows } = await db.query<{ episode_id: string; start: number; lines: number }>(
-    `select w.episode_id, w.start, ${nameLines(params, 'w.words', names)} as lines
-       from search_passage_rows w
-      where w.episode_id = any(${params.p(episodeIds, 'text[]')}) and w.words @@ ${params.p(anyTerm(names), 'tsquery')}
-      order by w.episode_id, w.start`,
+  const ids = params.p(episodeIds, 'text[]');
+  const producedRows = `select false as detected, episode_id, mention_count, lines, variants, null::int as start, null::int as found
+                          from search_mentions where entity_id = ${params.p(entity.id, 'text')} and episode_id = any(${ids})`;
+  const detectedRows = entity.names.length
+    ? `union all
+       select true, w.episode_id, null, null, null, w.start, ${nameLines(params, 'w.words', entity.names)}
+         from search_passage_rows w
+        where w.episode_id = any(${ids}) and w.words @@ ${params.p(anyTerm(entity.names), 'tsquery')}`
+    : '';
+  const { rows } = await db.query<ProducedMentions & { detected: boolean; start: number; found: number }>(
+    `select * from (${producedRows} ${detectedRows}) m order by m.detected, m.episode_id, m.start`,
     params.values,
   );
-  for (const row of rows) {
-    const lines = found.get(row.episode_id) ?? [];
-    found.set(row.episode_id, lines);
-    lines.push(...startsOf(row.start, row.lines));
+  for (const { detected: isDetected, start, found, ...row } of rows) {
+    if (!isDetected) {
+      produced.set(row.episode_id, row);
+      continue;
+    }
+    const lines = detected.get(row.episode_id) ?? [];
+    detected.set(row.episode_id, lines);
+    lines.push(...startsOf(start, found));
   }
-  return found;
+  return { produced, detected };
 }

@@ -3,13 +3,12 @@ import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import {
   anyEpisode,
   countByBucket,
-  detectedLines,
   type EpisodeScope,
+  entityLines,
   type Interval,
   type KeywordFilter,
   type MentionPosition,
   mentionEpisodes,
-  producedMentions,
   searchEpisodes,
 } from '../../projections/search-passages/queries.ts';
 import { offsetCursor } from '../catalog/params.ts';
@@ -72,10 +71,11 @@ function requireEntity(filters: Filters) {
  * the detector's, run on the lines the index found (only those and their context read).
  */
 async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
-  const [produced, candidates] = await Promise.all([
-    producedMentions(app.db, entity.entity.id, ids),
-    detectedLines(app.db, entity.names, ids),
-  ]);
+  const { produced, detected: candidates } = await entityLines(
+    app.db,
+    { id: entity.entity.id, names: entity.names },
+    ids,
+  );
   const wanted = new Map<string, number[]>();
   for (const id of ids)
     if (!produced.has(id)) wanted.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
