@@ -6,7 +6,7 @@ import { matchEpisodeBlock } from '../matching/engine/episode-block.ts';
 import { PhraseDetector } from '../matching/engine/phrase-detector.ts';
 import { foldWords } from '../matching/engine/text-folding.ts';
 import { buildWindows } from '../matching/engine/windows.ts';
-import type { MatchWindow } from '../matching/types.ts';
+import type { MatchWindow, WindowLine } from '../matching/types.ts';
 import { matchingLines } from './keywords.ts';
 import type { EpisodeParts, PartSegment } from './parts.ts';
 import type { ResolvedEntity } from './references.ts';
@@ -77,10 +77,24 @@ function windowsOf(parts: EpisodeParts, indexes: readonly number[], contextLines
   );
 }
 
+/** A window line as search shows it: is_match for is_mention, last (keys in the same order; no rest copy). */
+function searchLine(l: WindowLine) {
+  const line: Omit<WindowLine, 'is_mention'> & { is_match?: boolean } = {
+    number: l.number,
+    start_seconds: l.start_seconds,
+    end_seconds: l.end_seconds,
+    text: l.text,
+  };
+  if (l.role !== undefined) line.role = l.role;
+  if (l.speaker !== undefined) line.speaker = l.speaker;
+  line.is_match = l.is_mention;
+  return line;
+}
+
 const searchWindow = (w: MatchWindow) => ({
   start_seconds: w.start_seconds,
   end_seconds: w.end_seconds,
-  lines: w.lines.map(({ is_mention, ...line }) => ({ ...line, is_match: is_mention })),
+  lines: w.lines.map(searchLine),
 });
 
 /** The matcher's detector of the entity's name and aliases; one serves every episode of a page. */
