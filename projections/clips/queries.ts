@@ -79,12 +79,3 @@ export async function findClip(db: Queryable, id: string): Promise<ClipRow | nul
   const { rows } = await db.query<ClipRow>(`select ${COLUMNS} from clips where id = $1::text`, [id]);
   return rows[0] ?? null;
 }
-
-/** Every clip of the given episodes, highest engagement first. */
-export async function clipsOfEpisodes(db: Queryable, episodeIds: readonly string[]): Promise<ClipRow[]> {
-  const { rows } = await db.query<ClipRow>(
-    `select ${COLUMNS} from clips where episode_id = any($1::text[]) order by engagement_score desc, id`,
-    [episodeIds],
-  );
-  return rows;
-}

@@ -37,12 +37,17 @@ export const domainOf = (text: string) =>
     .replace(/^www\./, '')
     .replace(/[/?#].*$/, '');
 
-/** Entities by id; unknown ids are left out. */
-export async function findEntitiesByIds(db: Queryable, ids: readonly string[]): Promise<EntityRow[]> {
-  const { rows } = await db.query<EntityRow>(`select ${COLUMNS} from entities where id = any($1::text[])`, [
-    ids,
-  ]);
-  return rows;
+/** The entity named by the first id `idQuery` (SQL selecting `id`, with `params`) gives; null when none. */
+export async function findEntityOfId(
+  db: Queryable,
+  idQuery: string,
+  params: readonly unknown[],
+): Promise<EntityRow | null> {
+  const { rows } = await db.query<EntityRow>(
+    `select ${COLUMNS} from entities where id = (select q.id from (${idQuery}) q limit 1)`,
+    params,
+  );
+  return rows[0] ?? null;
 }
 
 /** By id, else by slug (the entity that claimed it first: docs/matching.md, Entities and slugs), else a company by its domain. */

@@ -299,20 +299,6 @@ export async function podcastsByIds(db: Queryable, ids: readonly string[]): Prom
   return rows;
 }
 
-/** The podcasts of the catalog episodes by id: one round trip where the episodes' rows are read meanwhile. */
-export async function podcastsOfEpisodes(
-  db: Queryable,
-  episodeIds: readonly string[],
-): Promise<PodcastRow[]> {
-  const { rows } = await db.query<PodcastRow>(
-    `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count
-       from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
-      where p.id in (select e.podcast_id from catalog_episodes e where e.id = any($1::text[]))`,
-    [episodeIds],
-  );
-  return rows;
-}
-
 /** Format profiles by podcast id, each with the episodes of the trailing window before now. */
 export async function formatsByIds(db: Queryable, ids: readonly string[], now: Date): Promise<FormatRow[]> {
   const { rows } = await db.query<FormatRow>(

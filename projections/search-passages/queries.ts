@@ -144,41 +144,34 @@ export async function searchEpisodes(
   const checked = keywords.all && keywords.terms.length > 1;
   const settled =
     checked && sort === 'relevance'
-      ? await bestRowsFirst(db, scope, keywords, offset + limit, checkedRows)
+      ? await bestRowsFirst(db, scope, keywords, { offset, limit }, checkedRows)
       : undefined;
-  const page = settled
-    ? settled.slice(offset, offset + limit)
-    : await rankAll(db, params, where, keywords, sort, limit, offset);
-  if (page.length === 0) return [];
-  if (page.every((hit) => hit.masks)) return page.map((hit) => withStarts(hit, hit.masks!));
-  // The matching passages of the page's episodes only: the exact step on their rows.
-  const pageParams = new Params();
-  const { rows: passages } = await db.query<{ episode_id: string; start: number; mask: number }>(
-    `select w.episode_id, w.start, w.mask
-       from ${matchingRows(pageParams, keywords, [
-         `w.episode_id = any(${pageParams.p(
-           page.map((r) => r.episode_id),
-           'text[]',
-         )})`,
-       ])} w
-      order by w.episode_id, w.start`,
-    pageParams.values,
-  );
-  const masks = new Map<string, Map<number, number>>();
-  for (const p of passages) {
-    const of = masks.get(p.episode_id) ?? new Map<number, number>();
-    masks.set(p.episode_id, of.set(p.start, p.mask));
-  }
-  return page.map((hit) => withStarts(hit, masks.get(hit.episode_id) ?? new Map()));
+  const page = settled ?? (await rankAll(db, params, where, keywords, sort, limit, offset));
+  return page.map((hit) => withStarts(hit, hit.masks));
 }
 
-/** An episode ranked: its best row's start, and the masks of its matching rows when they are all known. */
+/**
+ * SQL: the matching passages (start → mask, as two arrays ascending) of each episode `page` (a
+ * CTE with episode_id) lists, the exact step on their rows alone; read with the page, in its
+ * statement, so a page needs no second round trip.
+ */
+function pagePassages(params: Params, keywords: KeywordFilter, page: string) {
+  return `select w.episode_id, array_agg(w.start order by w.start) as starts, array_agg(w.mask order by w.start) as masks
+            from ${matchingRows(params, keywords, [`w.episode_id = any(array(select episode_id from ${page}))`])} w
+           group by w.episode_id`;
+}
+
+/** start → mask of an episode's matching rows, from pagePassages' two arrays. */
+const masksOf = (starts: number[] | null, masks: number[] | null) =>
+  new Map((starts ?? []).map((start, k) => [start, masks![k]!]));
+
+/** An episode ranked: its best row's start, and the masks of its matching rows (start → mask). */
 interface Ranked {
   episode_id: string;
   published_at: Date;
   score: number;
   bestRow: number;
-  masks?: Map<number, number>;
+  masks: Map<number, number>;
 }
 
 /** The hit of a ranked episode given its matching rows' masks (start → mask). */
@@ -196,7 +189,7 @@ function withStarts(hit: Ranked, masks: ReadonlyMap<number, number>): EpisodeHit
 /**
  * The episodes of a keyword filter ranked over all their matching rows (a page from \`offset\`):
  * the best rank of each episode and its rows, grouped as the rows come; the scope narrows the rows
- * only when it has conditions.
+ * only when it has conditions. The page's passages are read in the same statement.
  */
 async function rankAll(
   db: Queryable,
@@ -207,33 +200,40 @@ async function rankAll(
   limit: number,
   offset: number,
 ): Promise<Ranked[]> {
-  const order =
+  // The page's order, then the same over its CTE (each episode once: fully ordered).
+  const order = (m: string, e: string) =>
     sort === 'recency'
-      ? 'e.published_at desc, m.episode_id desc'
-      : 'm.score desc, e.published_at desc, m.episode_id desc';
+      ? `${e}.published_at desc, ${m}.episode_id desc`
+      : `${m}.score desc, ${e}.published_at desc, ${m}.episode_id desc`;
   const { rows } = await db.query<{
     episode_id: string;
     published_at: Date;
     score: number;
     starts: number[];
     ranks: number[];
+    passage_starts: number[] | null;
+    passage_masks: number[] | null;
   }>(
-    `select m.episode_id, e.published_at, m.score, m.starts, m.ranks
-       from (select w.episode_id, max(w.rank)::float8 as score, array_agg(w.start) as starts,
-                    array_agg(w.rank) as ranks
-               from ${rankedRows(params, keywords, rowsInScope(where))} w
-              group by w.episode_id) m
-       join catalog_episodes e on e.id = m.episode_id
-      order by ${order}
-      limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}`,
+    `with page as materialized (
+       select m.episode_id, e.published_at, m.score, m.starts, m.ranks
+         from (select w.episode_id, max(w.rank)::float8 as score, array_agg(w.start) as starts,
+                      array_agg(w.rank) as ranks
+                 from ${rankedRows(params, keywords, rowsInScope(where))} w
+                group by w.episode_id) m
+         join catalog_episodes e on e.id = m.episode_id
+        order by ${order('m', 'e')}
+        limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')})
+     select page.*, p.starts as passage_starts, p.masks as passage_masks
+       from page left join (${pagePassages(params, keywords, 'page')}) p on p.episode_id = page.episode_id
+      order by ${order('page', 'page')}`,
     params.values,
   );
-  return rows.map(({ starts, ranks, ...hit }) => {
+  return rows.map(({ starts, ranks, passage_starts, passage_masks, ...hit }) => {
     // The best row is the highest rank, the one with the first start on a tie.
     let best = 0;
     for (let k = 1; k < starts.length; k++)
       if (ranks[k]! > ranks[best]! || (ranks[k] === ranks[best] && starts[k]! < starts[best]!)) best = k;
-    return { ...hit, bestRow: starts[best]! };
+    return { ...hit, bestRow: starts[best]!, masks: masksOf(passage_starts, passage_masks) };
   });
 }
 
@@ -245,69 +245,97 @@ const CHECKED_ROWS = 1024;
 const MATCHED_ROWS = 32;
 
 /**
- * The first \`want\` episodes by relevance of a keyword filter whose terms must all be in one
- * passage, when the \`checkedRows + want\` best candidate rows settle them; undefined when not.
- * Every candidate row is ranked (ts_rank is cheap beside the exact 5-line check) and the best are
- * sorted as episodes rank (rank, then newest, then id, then start); the check then runs row by row
- * in that order and stops at the \`want + MATCHED_ROWS\`th matching row. An episode's first matching
- * row in that order is its best, and every episode not met yet ranks below the episodes met, so
- * the first \`want\` episodes met are the page's. When the check ran out of candidates, every
- * matching row is known and so are the episodes' passages.
+ * The page (\`offset\`, \`limit\`) by relevance of a keyword filter whose terms must all be in one
+ * passage, when the \`checkedRows + offset + limit\` best candidate rows settle it; undefined when
+ * not. Every candidate row is ranked (ts_rank is cheap beside the exact 5-line check) and the best
+ * are sorted as episodes rank (rank, then newest, then id, then start); the check then runs row by
+ * row in that order and stops at the \`offset + limit + MATCHED_ROWS\`th matching row. An episode's
+ * first matching row in that order is its best, and every episode not met yet ranks below the
+ * episodes met, so the first \`offset + limit\` episodes met are the page's and those before it.
+ * When the check ran out of candidates, every matching row is known and so are the episodes'
+ * passages; else the same statement reads the passages of the page's episodes.
  */
 async function bestRowsFirst(
   db: Queryable,
   scope: EpisodeScope,
   keywords: KeywordFilter,
-  want: number,
+  page: { offset: number; limit: number },
   checkedRows: number,
 ): Promise<Ranked[] | undefined> {
+  const want = page.offset + page.limit;
   const params = new Params();
   const scoped = rowsInScope(scopeConditions(params, scope));
   const q = params.p(everyTerm(keywords.terms), 'tsquery');
   const sorted = params.p(checkedRows + want, 'int');
+  const matched = params.p(want + MATCHED_ROWS, 'int');
   // The sort carries no words: each row's words are read again by key when it is checked. Each
   // offset 0 keeps its step apart (the sort below the check, the check done once per row), so the
   // limit stops the check. The row after the sorted ones (k > sorted, never checked) says that
-  // some candidates were left out.
+  // some candidates were left out; without it and with fewer rows than the limit, every matching
+  // row is in b and the page's passages need no reading.
   const { rows } = await db.query<{
     episode_id: string;
-    start: number;
-    rank: number;
-    published_at: Date;
+    start: number | null;
+    rank: number | null;
+    published_at: Date | null;
     mask: number | null;
+    passages: boolean;
+    passage_starts: number[] | null;
+    passage_masks: number[] | null;
   }>(
-    `select b.episode_id, b.start, b.rank::float8 as rank, b.published_at, b.mask
-       from (select b.*, case when b.k <= ${sorted} then
-                          (select ${passageStarts('w.words', keywords.terms, true, params)}
-                             from search_passage_rows w where w.episode_id = b.episode_id and w.start = b.start) end as mask
-               from (select b.*, row_number() over () as k
-                       from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank, e.published_at
-                               from search_passage_rows w join catalog_episodes e on e.id = w.episode_id
-                              ${whereOf([`w.words @@ ${q}`, ...scoped])}
-                              order by rank desc, e.published_at desc, w.episode_id desc, w.start
-                              limit ${sorted} + 1) b) b
-             offset 0) b
-      where b.mask <> 0 or b.k > ${sorted}
-      limit ${params.p(want + MATCHED_ROWS, 'int')}`,
+    `with b as materialized (
+       select b.episode_id, b.start, b.rank::float8 as rank, b.published_at, b.mask, b.k
+         from (select b.*, case when b.k <= ${sorted} then
+                            (select ${passageStarts('w.words', keywords.terms, true, params)}
+                               from search_passage_rows w where w.episode_id = b.episode_id and w.start = b.start) end as mask
+                 from (select b.*, row_number() over () as k
+                         from (select w.episode_id, w.start, ts_rank('{1,1,1,1}', w.words, ${q}, 32) as rank, e.published_at
+                                 from search_passage_rows w join catalog_episodes e on e.id = w.episode_id
+                                ${whereOf([`w.words @@ ${q}`, ...scoped])}
+                                order by rank desc, e.published_at desc, w.episode_id desc, w.start
+                                limit ${sorted} + 1) b) b
+               offset 0) b
+        where b.mask <> 0 or b.k > ${sorted}
+        limit ${matched}),
+     page as (
+       select episode_id from b where b.mask is not null group by episode_id
+        order by min(b.k) offset ${params.p(page.offset, 'int')} limit ${params.p(page.limit, 'int')})
+     select * from (
+       select b.episode_id, b.start, b.rank, b.published_at, b.mask, false as passages, b.k,
+              null::int[] as passage_starts, null::int[] as passage_masks
+         from b
+       union all
+       select p.episode_id, null, null, null, null, true, null, p.starts, p.masks
+         from (${pagePassages(params, keywords, 'page')}) p
+        where exists (select from b where b.mask is null) or (select count(*) from b) >= ${matched}) r
+      order by r.passages, r.k`,
     params.values,
   );
-  const every = rows.length < want + MATCHED_ROWS && rows.at(-1)?.mask !== null;
+  const checked = rows.filter((row) => !row.passages);
+  const every = checked.length < want + MATCHED_ROWS && checked.at(-1)?.mask !== null;
   const episodes = new Map<string, Ranked>();
-  for (const row of rows) {
+  for (const row of checked) {
     if (row.mask === null) break;
     const hit = episodes.get(row.episode_id);
     if (hit === undefined)
       episodes.set(row.episode_id, {
         episode_id: row.episode_id,
-        published_at: row.published_at,
-        score: row.rank,
-        bestRow: row.start,
-        ...(every ? { masks: new Map([[row.start, row.mask]]) } : {}),
+        published_at: row.published_at!,
+        score: row.rank!,
+        bestRow: row.start!,
+        masks: new Map([[row.start!, row.mask]]),
       });
-    else hit.masks?.set(row.start, row.mask);
+    else hit.masks.set(row.start!, row.mask);
   }
   const met = [...episodes.values()];
-  return every ? met : met.length >= want ? met.slice(0, want) : undefined;
+  if (!every && met.length < want) return undefined;
+  const shown = met.slice(page.offset, want);
+  if (every) return shown;
+  const read = new Map(rows.filter((row) => row.passages).map((row) => [row.episode_id, row]));
+  return shown.map((hit) => {
+    const found = read.get(hit.episode_id);
+    return { ...hit, masks: masksOf(found?.passage_starts ?? null, found?.passage_masks ?? null) };
+  });
 }
 
 /** Whether any episode matches: for the diagnostics of an empty page. */
@@ -431,29 +459,29 @@ export async function mentionEpisodes(
   for (let round = FIRST_ROUND; found.length < limit; round *= 4) {
     if (!scope.entity?.names.length || round > LAST_ROUND)
       return [...found, ...(await mentionPage(db, scope, limit - found.length, position))];
+    // One statement a round: the round's episodes (the scope without the entity), then those of
+    // them that mention it, and the round's last episode with how many it examined.
     const params = new Params();
     const where = scopeConditions(params, { ...scope, entity: undefined, role: undefined });
     if (position) where.push(keyset(params, position));
-    const { rows: examined } = await db.query<MentionPosition>(
-      `select ${POSITION} from catalog_episodes e ${whereOf(where)}
-        order by e.published_at desc, e.id desc limit ${params.p(round, 'int')}`,
+    const within = 'array(select id from examined)';
+    const { rows } = await db.query<MentionPosition & { hit: boolean; examined: number }>(
+      `with examined as materialized (
+         select e.id, e.published_at from catalog_episodes e ${whereOf(where)}
+          order by e.published_at desc, e.id desc limit ${params.p(round, 'int')})
+       (select ${POSITION}, true as hit, 0 as examined from catalog_episodes e
+         ${whereOf([`e.id = any(${within})`, ...scopeConditions(params, scope, within)])}
+         order by e.published_at desc, e.id desc limit ${params.p(limit - found.length, 'int')})
+       union all
+       (select ${POSITION}, false, (select count(*)::int from examined) from examined e
+         order by e.published_at, e.id limit 1)`,
       params.values,
     );
-    if (examined.length === 0) break;
-    const ids = new Params();
-    const within = ids.p(
-      examined.map((e) => e.i),
-      'text[]',
-    );
-    const { rows } = await db.query<MentionPosition>(
-      `select ${POSITION} from catalog_episodes e
-        ${whereOf([`e.id = any(${within})`, ...scopeConditions(ids, scope, within)])}
-        order by e.published_at desc, e.id desc limit ${ids.p(limit - found.length, 'int')}`,
-      ids.values,
-    );
-    found.push(...rows);
-    if (examined.length < round) break;
-    position = examined.at(-1);
+    const last = rows.find((row) => !row.hit);
+    if (last === undefined) break;
+    found.push(...rows.filter((row) => row.hit).map(({ i, p }) => ({ i, p })));
+    if (last.examined < round) break;
+    position = { i: last.i, p: last.p };
   }
   return found;
 }
@@ -481,39 +509,40 @@ export interface ProducedMentions {
   variants: string[];
 }
 
-export async function producedMentions(
+/**
+ * The entity's mentions in each episode, in one statement: the producer's (by episode) and, per
+ * episode, the lines (positions) that hold any of the names, each row's own lines (detected).
+ */
+export async function entityLines(
   db: Queryable,
-  entityId: string,
+  entity: { id: string; names: readonly Term[] },
   episodeIds: readonly string[],
-): Promise<Map<string, ProducedMentions>> {
-  const { rows } = await db.query<ProducedMentions>(
-    `select episode_id, mention_count, lines, variants from search_mentions
-      where entity_id = $1::text and episode_id = any($2::text[])`,
-    [entityId, episodeIds],
-  );
-  return new Map(rows.map((row) => [row.episode_id, row]));
-}
-
-/** Per episode, the lines (positions) that hold any of the names: each row's own lines. */
-export async function detectedLines(
-  db: Queryable,
-  names: readonly Term[],
-  episodeIds: readonly string[],
-): Promise<Map<string, number[]>> {
-  const found = new Map<string, number[]>();
-  if (names.length === 0 || episodeIds.length === 0) return found;
+): Promise<{ produced: Map<string, ProducedMentions>; detected: Map<string, number[]> }> {
+  const produced = new Map<string, ProducedMentions>();
+  const detected = new Map<string, number[]>();
+  if (episodeIds.length === 0) return { produced, detected };
   const params = new Params();
-  const { rows } = await db.query<{ episode_id: string; start: number; lines: number }>(
-    `select w.episode_id, w.start, ${nameLines(params, 'w.words', names)} as lines
-       from search_passage_rows w
-      where w.episode_id = any(${params.p(episodeIds, 'text[]')}) and w.words @@ ${params.p(anyTerm(names), 'tsquery')}
-      order by w.episode_id, w.start`,
+  const ids = params.p(episodeIds, 'text[]');
+  const producedRows = `select false as detected, episode_id, mention_count, lines, variants, null::int as start, null::int as found
+                          from search_mentions where entity_id = ${params.p(entity.id, 'text')} and episode_id = any(${ids})`;
+  const detectedRows = entity.names.length
+    ? `union all
+       select true, w.episode_id, null, null, null, w.start, ${nameLines(params, 'w.words', entity.names)}
+         from search_passage_rows w
+        where w.episode_id = any(${ids}) and w.words @@ ${params.p(anyTerm(entity.names), 'tsquery')}`
+    : '';
+  const { rows } = await db.query<ProducedMentions & { detected: boolean; start: number; found: number }>(
+    `select * from (${producedRows} ${detectedRows}) m order by m.detected, m.episode_id, m.start`,
     params.values,
   );
-  for (const row of rows) {
-    const lines = found.get(row.episode_id) ?? [];
-    found.set(row.episode_id, lines);
-    lines.push(...startsOf(row.start, row.lines));
+  for (const { detected: isDetected, start, found, ...row } of rows) {
+    if (!isDetected) {
+      produced.set(row.episode_id, row);
+      continue;
+    }
+    const lines = detected.get(row.episode_id) ?? [];
+    detected.set(row.episode_id, lines);
+    lines.push(...startsOf(start, found));
   }
-  return found;
+  return { produced, detected };
 }

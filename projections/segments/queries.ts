@@ -81,15 +81,3 @@ export async function segmentsByIds(db: Queryable, ids: readonly string[]): Prom
   ]);
   return rows;
 }
-
-/** Every segment of the given episodes, in number order. */
-export async function segmentsOfEpisodes(
-  db: Queryable,
-  episodeIds: readonly string[],
-): Promise<SegmentRow[]> {
-  const { rows } = await db.query<SegmentRow>(
-    `select ${COLUMNS} from segments where episode_id = any($1::text[]) order by episode_id, number, id`,
-    [episodeIds],
-  );
-  return rows;
-}

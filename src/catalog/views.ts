@@ -187,7 +187,10 @@ export const toEpisodeTopic = (t: EpisodeRow['topics'][number]) => {
   });
 };
 
-export const toSegment = (s: SegmentRow, episode?: EpisodeReference) =>
+/** Where a segment or clip sits, which its view takes from the episode given. */
+type PlaceColumns = 'episode_id' | 'podcast_id' | 'published_at';
+
+export const toSegment = (s: Omit<SegmentRow, PlaceColumns>, episode?: EpisodeReference) =>
   compact({
     id: s.id,
     title: s.title,
@@ -204,8 +207,12 @@ export const toSegment = (s: SegmentRow, episode?: EpisodeReference) =>
   });
 
 export const toClip = (
-  c: ClipRow,
-  extras: { episode?: EpisodeReference; segment?: SegmentRow | undefined; entities?: Entities } = {},
+  c: Omit<ClipRow, PlaceColumns>,
+  extras: {
+    episode?: EpisodeReference;
+    segment?: Pick<SegmentRow, 'id' | 'title' | 'type'> | undefined;
+    entities?: Entities;
+  } = {},
 ) =>
   compact({
     id: c.id,

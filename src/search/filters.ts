@@ -45,13 +45,17 @@ export async function resolveFilters(db: Queryable, q: FilterQuery, speaking: bo
     q.keyword_search === undefined
       ? undefined
       : { terms: parseKeywords(q.keyword_search), all: q.keyword_match !== 'ranked' };
-  const entity = await resolveEntity(db, q);
-  const role = roleOf(q.role, entity);
-  const entityType = entityTypeOf(q.entity_type);
-  const [podcastId, episodeId] = await Promise.all([
+  // The references are resolved at once; their errors come in this order all the same.
+  const [resolved, podcast, episode] = await Promise.allSettled([
+    resolveEntity(db, q),
     resolvePodcast(db, q.podcast_id),
     resolveEpisode(db, q.episode_id),
   ]);
+  const entity = settled(resolved);
+  const role = roleOf(q.role, entity);
+  const entityType = entityTypeOf(q.entity_type);
+  const podcastId = settled(podcast);
+  const episodeId = settled(episode);
   const scope: EpisodeScope = {
     ...(podcastId ? { podcastId } : {}),
     ...(episodeId ? { episodeId } : {}),
@@ -63,6 +67,11 @@ export async function resolveFilters(db: Queryable, q: FilterQuery, speaking: bo
     ...(role ? { role } : {}),
   };
   return { scope, keywords, entity };
+}
+
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 type Probe = (scope: EpisodeScope, keywords: KeywordFilter | undefined) => Promise<boolean>;

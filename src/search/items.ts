@@ -1,84 +1,23 @@
-import { catalogEpisodesByIds, type EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
-import { type ClipRow, clipsOfEpisodes } from '../../projections/clips/queries.ts';
-import { type PodcastRow, podcastsOfEpisodes } from '../../projections/podcasts/queries.ts';
 import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import type { KeywordFilter, ProducedMentions } from '../../projections/search-passages/queries.ts';
-import { type SegmentRow, segmentsOfEpisodes } from '../../projections/segments/queries.ts';
-import type { StoredLine } from '../../projections/transcripts/projection.ts';
-import { linesAt, transcriptsByIds } from '../../projections/transcripts/queries.ts';
 import { toClip, toSegment } from '../catalog/views.ts';
-import type { Queryable } from '../db/db.ts';
 import type { EpisodeSegment } from '../ingestion/events.ts';
 import { matchEpisodeBlock } from '../matching/engine/episode-block.ts';
 import { PhraseDetector } from '../matching/engine/phrase-detector.ts';
 import { foldWords } from '../matching/engine/text-folding.ts';
 import { buildWindows } from '../matching/engine/windows.ts';
-import type { MatchWindow } from '../matching/types.ts';
+import type { MatchWindow, WindowLine } from '../matching/types.ts';
 import { matchingLines } from './keywords.ts';
+import type { EpisodeParts, PartSegment } from './parts.ts';
 import type { ResolvedEntity } from './references.ts';
 
 const defined = <T>(value: T | null | undefined) => (value === null ? undefined : value);
-
-/** An episode with what its items are built from. */
-export interface EpisodeParts {
-  episode: EpisodeRow;
-  podcast: PodcastRow | undefined;
-  lines: StoredLine[];
-  segments: SegmentRow[];
-  clips: ClipRow[];
-}
 
 /** The positions from `before` lines before to `after` lines after each of `indexes`. */
 export function around(indexes: readonly number[], before: number, after: number): number[] {
   const wanted = new Set<number>();
   for (const i of indexes) for (let k = Math.max(0, i - before); k <= i + after; k++) wanted.add(k);
   return [...wanted];
-}
-
-/**
- * Episodes by id with their podcasts, segments and clips, and their transcript lines: only the
- * positions `wanted` names for an episode listed there (a sparse array), else every line. `wanted`
- * may still be on its way: everything else is read meanwhile.
- */
-export async function loadEpisodes(
-  db: Queryable,
-  ids: readonly string[],
-  wanted:
-    | ReadonlyMap<string, readonly number[]>
-    | Promise<ReadonlyMap<string, readonly number[]>> = new Map(),
-) {
-  const lines = async () => {
-    const sparse = await wanted;
-    const whole = ids.filter((id) => !sparse.has(id));
-    const [transcripts, some] = await Promise.all([
-      whole.length ? transcriptsByIds(db, whole) : [],
-      linesAt(db, sparse),
-    ]);
-    return new Map<string, StoredLine[]>([
-      ...transcripts.map((t) => [t.episode_id, t.lines] as const),
-      ...some,
-    ]);
-  };
-  const [episodes, podcastRows, linesOf, segments, clips] = await Promise.all([
-    catalogEpisodesByIds(db, ids),
-    podcastsOfEpisodes(db, ids),
-    lines(),
-    segmentsOfEpisodes(db, ids),
-    clipsOfEpisodes(db, ids),
-  ]);
-  const podcasts = new Map(podcastRows.map((p) => [p.id, p]));
-  return new Map(
-    episodes.map((episode): [string, EpisodeParts] => [
-      episode.id,
-      {
-        episode,
-        podcast: podcasts.get(episode.podcast_id),
-        lines: linesOf.get(episode.id) ?? [],
-        segments: segments.filter((s) => s.episode_id === episode.id),
-        clips: clips.filter((c) => c.episode_id === episode.id),
-      },
-    ]),
-  );
 }
 
 /** The match episode block, with the episode's id. */
@@ -109,7 +48,7 @@ function episodeBlock({ episode: e, podcast: p }: EpisodeParts) {
   };
 }
 
-const episodeSegments = (rows: readonly SegmentRow[]): EpisodeSegment[] =>
+const episodeSegments = (rows: readonly PartSegment[]): EpisodeSegment[] =>
   rows.map((s) => ({
     id: s.id,
     title: s.title,
@@ -138,20 +77,42 @@ function windowsOf(parts: EpisodeParts, indexes: readonly number[], contextLines
   );
 }
 
+/** A window line as search shows it: is_match for is_mention, last (keys in the same order; no rest copy). */
+function searchLine(l: WindowLine) {
+  const line: Omit<WindowLine, 'is_mention'> & { is_match?: boolean } = {
+    number: l.number,
+    start_seconds: l.start_seconds,
+    end_seconds: l.end_seconds,
+    text: l.text,
+  };
+  if (l.role !== undefined) line.role = l.role;
+  if (l.speaker !== undefined) line.speaker = l.speaker;
+  line.is_match = l.is_mention;
+  return line;
+}
+
 const searchWindow = (w: MatchWindow) => ({
   start_seconds: w.start_seconds,
   end_seconds: w.end_seconds,
-  lines: w.lines.map(({ is_mention, ...line }) => ({ ...line, is_match: is_mention })),
+  lines: w.lines.map(searchLine),
 });
+
+/** The matcher's detector of the entity's name and aliases; one serves every episode of a page. */
+export function nameDetector(entity: ResolvedEntity): PhraseDetector {
+  const detector = new PhraseDetector();
+  detector.setNames(entity.entity.id, [entity.entity.name, ...entity.entity.aliases]);
+  return detector;
+}
 
 /**
  * The lines of the episode that mention the entity: the producer's when it sent any, else the
- * matcher's detection run on the `candidates` the index found (positions). `lost`: some of those
- * lines are not in the transcript as it is now (docs/search.md, "Lines are not copied").
+ * matcher's detection (`detector`, from nameDetector) run on the `candidates` the index found
+ * (positions). `lost`: some of those lines are not in the transcript as it is now (docs/search.md,
+ * "Lines are not copied").
  */
 export function entityMentions(
   parts: EpisodeParts,
-  entity: ResolvedEntity,
+  detector: PhraseDetector,
   produced: ProducedMentions | undefined,
   candidates: readonly number[] = [],
 ) {
@@ -165,8 +126,6 @@ export function entityMentions(
       lost: indexes.length < wanted.size,
     };
   }
-  const detector = new PhraseDetector();
-  detector.setNames(entity.entity.id, [entity.entity.name, ...entity.entity.aliases]);
   const indexes: number[] = [];
   const variants = new Set<string>();
   for (const i of candidates) {

@@ -1,8 +1,8 @@
 import { findCatalogEpisode } from '../../projections/catalog-episodes/queries.ts';
-import { type EntityRow, findEntitiesByIds } from '../../projections/entities/queries.ts';
+import { type EntityRow, findEntityOfId } from '../../projections/entities/queries.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
 import type { Term } from '../../projections/search-passages/passages.ts';
-import { companyEntityIds } from '../catalog/references.ts';
+import { companyIdsSql } from '../catalog/references.ts';
 import type { Queryable } from '../db/db.ts';
 import { UnresolvedReferenceError, ValidationError } from '../errors.ts';
 import { normaliseSpeakerRole, SPEAKER_ROLES } from '../matching/engine/roles.ts';
@@ -35,16 +35,16 @@ export interface ResolvedEntity {
   names: Term[];
 }
 
-async function entityIdsFor(db: Queryable, parameter: EntityParameter, value: string): Promise<string[]> {
-  if (parameter === 'company_id') return companyEntityIds(db, value);
+/** SQL and parameters: the id of the entity the parameter's value names, the newest first. */
+function entityIdQuery(parameter: EntityParameter, value: string): [string, unknown[]] {
+  if (parameter === 'company_id') return [companyIdsSql('$1::text'), [value]];
   const column = parameter === 'entity_id' ? 'id' : 'slug';
   const type = parameter === 'person_slug' ? 'PERSON' : parameter === 'company_slug' ? 'COMPANY' : null;
-  const { rows } = await db.query<{ id: string }>(
+  return [
     `select id from entities where ${column} = $1::text and ($2::text is null or entity_type = $2::text)
       order by occurred_at desc limit 1`,
     [value, type],
-  );
-  return rows.map((row) => row.id);
+  ];
 }
 
 /** The one entity the query names, or undefined; 422 when two are named or the one named is unknown. */
@@ -64,9 +64,8 @@ export async function resolveEntity(
     ]);
   const parameter = given[0]!;
   const value = query[parameter]!;
-  const [id] = await entityIdsFor(db, parameter, value);
-  const [entity] = id === undefined ? [] : await findEntitiesByIds(db, [id]);
-  if (entity === undefined) throw unresolved(parameter, value);
+  const entity = await findEntityOfId(db, ...entityIdQuery(parameter, value));
+  if (entity === null) throw unresolved(parameter, value);
   const names = new Map<string, Term>();
   for (const name of [entity.name, ...entity.aliases]) {
     const words = foldWords(name);

@@ -3,13 +3,12 @@ import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import {
   anyEpisode,
   countByBucket,
-  detectedLines,
   type EpisodeScope,
+  entityLines,
   type Interval,
   type KeywordFilter,
   type MentionPosition,
   mentionEpisodes,
-  producedMentions,
   searchEpisodes,
 } from '../../projections/search-passages/queries.ts';
 import { offsetCursor } from '../catalog/params.ts';
@@ -18,7 +17,8 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
-import { around, entityMentions, loadEpisodes, mentionItem, searchItem } from './items.ts';
+import { around, entityMentions, mentionItem, nameDetector, searchItem } from './items.ts';
+import { loadEpisodes } from './parts.ts';
 import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
   episodeTimeseriesQuerySchema,
@@ -68,26 +68,23 @@ function requireEntity(filters: Filters) {
 
 /**
  * The page's episodes with the entity's mention lines: the producer's (whole transcript read) or
- * the detector's, run on the lines the index found (only those and their context read). The
- * producer's mentions, the index's lines and the episodes are read at once.
+ * the detector's, run on the lines the index found (only those and their context read).
  */
 async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
-  const found = Promise.all([
-    producedMentions(app.db, entity.entity.id, ids),
-    detectedLines(app.db, entity.names, ids),
-  ]);
-  const wanted = found.then(([produced, candidates]) => {
-    const lines = new Map<string, number[]>();
-    for (const id of ids)
-      if (!produced.has(id)) lines.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
-    return lines;
-  });
+  const { produced, detected: candidates } = await entityLines(
+    app.db,
+    { id: entity.entity.id, names: entity.names },
+    ids,
+  );
+  const wanted = new Map<string, number[]>();
+  for (const id of ids)
+    if (!produced.has(id)) wanted.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
   const parts = await loadEpisodes(app.db, ids, wanted);
-  const [produced, candidates] = await found;
+  const detector = nameDetector(entity);
   const mentions = new Map(
     [...parts].map(([id, episode]) => [
       id,
-      entityMentions(episode, entity, produced.get(id), candidates.get(id) ?? []),
+      entityMentions(episode, detector, produced.get(id), candidates.get(id) ?? []),
     ]),
   );
   return { parts, mentions };

@@ -4,7 +4,8 @@ import { ValidationError } from '../../errors.ts';
 import { WINDOW_CONTEXT_LINES } from '../../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from '../diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters } from '../filters.ts';
-import { around, loadEpisodes, searchItem } from '../items.ts';
+import { around, searchItem } from '../items.ts';
+import { loadEpisodes } from '../parts.ts';
 import { bucketsOf, timeseriesOf } from '../timeseries.ts';
 import { byRecency, type Semantic, semanticEpisodes, TIMESERIES_PASSAGES } from './semantic.ts';
 
