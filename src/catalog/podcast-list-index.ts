@@ -214,7 +214,8 @@ export class PodcastListIndex {
           head = await readHead(db, f.now, topicId);
         // the sources moved again: the SQL path resolves it with its page
         if (head.ancestry === undefined || head.version !== state.version) return undefined;
-        state.topics.set(topicId, (ancestry = head.ancestry));
+        ancestry = head.ancestry;
+        state.topics.set(topicId, ancestry);
       }
     }
     return pageOf(state, f, ancestry, head, limit, offset);
@@ -335,7 +336,12 @@ export class PodcastListIndex {
 }
 
 async function readHead(db: Queryable, now: Date, topicId: string | undefined): Promise<Head> {
-  const { rows } = await db.query<{ v: string; window_start: number; tracked_before: number; ancestry?: string }>(
+  const { rows } = await db.query<{
+    v: string;
+    window_start: number;
+    tracked_before: number;
+    ancestry?: string;
+  }>(
     `select ${readModelVersionsSql('$1::text[]')} as v,
             ${daysBefore('$2::timestamptz', ACTIVE_WINDOW_DAYS)} as window_start,
             ${daysBefore('$2::timestamptz', BRIEFLY_TRACKED_DAYS)} as tracked_before
@@ -447,7 +453,9 @@ function apply(state: State, changes: Map<string, Show | null>) {
   for (const name of touched) {
     const old = state.ancestries.get(name);
     const kept: [Show, number][] = [];
-    if (old) for (const [i, show] of old.shows.entries()) if (!changed(show)) kept.push([show, old.shares[i] as number]);
+    if (old)
+      for (const [i, show] of old.shows.entries())
+        if (!changed(show)) kept.push([show, old.shares[i] as number]);
     const fresh: [Show, number][] = [];
     for (const show of added) {
       const share = show.shares.find(([a]) => a === name);
@@ -460,7 +468,10 @@ function apply(state: State, changes: Map<string, Show | null>) {
       continue;
     }
     if (!old) state.bytes += ancestryBytes(name);
-    state.ancestries.set(name, { shows: entries.map(([show]) => show), shares: entries.map(([, share]) => share) });
+    state.ancestries.set(name, {
+      shows: entries.map(([show]) => show),
+      shares: entries.map(([, share]) => share),
+    });
   }
 }
 
@@ -499,7 +510,7 @@ function pageOf(
   }
   if (f.formatSignals?.length) {
     const any = f.formatSignals;
-    tests.push((s) => s.signals !== null && s.signals.some((signal) => any.includes(signal)));
+    tests.push((s) => s.signals?.some((signal) => any.includes(signal)) === true);
   }
   if (f.hasAds !== undefined) tests.push((s) => s.hasAds === f.hasAds);
   if (f.hasVideo !== undefined) tests.push((s) => s.hasVideo === f.hasVideo);

@@ -48,7 +48,9 @@ export const readModelVersionsSql = (names: string) =>
 
 /** Where the read models behind the catalog's answers stand (readModelVersionsSql). */
 async function readModelVersions(db: Queryable, names: readonly string[]): Promise<string> {
-  const { rows } = await db.query<{ v: string }>(`select ${readModelVersionsSql('$1::text[]')} as v`, [names]);
+  const { rows } = await db.query<{ v: string }>(`select ${readModelVersionsSql('$1::text[]')} as v`, [
+    names,
+  ]);
   return rows[0]?.v ?? '';
 }
 

@@ -103,7 +103,8 @@ function filtersOf(random: () => number, now: Date): PodcastFilters {
   if (maybe()) f.language = pick(['en', 'EN', 'fr', 'de', 'pt', 'xx']);
   if (maybe(0.2)) f.suitabilityTier = pick(TIERS.filter((t) => t !== undefined));
   if (maybe()) f.minPopularity = pick([0, 0.1, 0.25, 0.5, 0.9]);
-  if (maybe()) f.guestFrequency = pick([['never'], ['rare', 'occasional'], ['regular', 'always'], ['always']]);
+  if (maybe())
+    f.guestFrequency = pick([['never'], ['rare', 'occasional'], ['regular', 'always'], ['always']]);
   if (maybe(0.2)) f.formatSignals = pick([['interview'], ['panel', 'call_in'], ['solo_narrated']]);
   if (maybe(0.2)) f.hasAds = maybe(0.5);
   if (maybe(0.2)) f.hasVideo = maybe(0.5);
@@ -121,7 +122,8 @@ describe('codePointCompare', () => {
     const byCodePoints = [...texts].sort((a, b) => {
       const x = [...a].map((c) => c.codePointAt(0) as number);
       const y = [...b].map((c) => c.codePointAt(0) as number);
-      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+      for (let i = 0; i < Math.min(x.length, y.length); i++)
+        if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
       return x.length - y.length;
     });
     expect([...texts].sort(codePointCompare)).toEqual(byCodePoints);
@@ -134,7 +136,12 @@ describe.each(ENGINES.flatMap((engine) => ['UTC', 'Pacific/Chatham'].map((zone) 
     let h: CatalogHarness;
     const index = new PodcastListIndex(2 ** 24);
     // instants around the window's edges and a time zone's change of offset
-    const instants = [NOW, new Date(NOW.getTime() + 3 * DAY + 1234), new Date('2026-04-05T14:00:00Z'), new Date('2027-01-03T00:00:00Z')];
+    const instants = [
+      NOW,
+      new Date(NOW.getTime() + 3 * DAY + 1234),
+      new Date('2026-04-05T14:00:00Z'),
+      new Date('2027-01-03T00:00:00Z'),
+    ];
 
     beforeAll(async () => {
       h = await catalogHarness(engine as 'postgres', () => NOW, zone);
