@@ -16,13 +16,21 @@ import { readModelVersionsSql } from './response-cache.ts';
  * where the index last read them, so does everything a filtered page reads.
  */
 const SOURCES = [podcastsProjection.name, podcastFormatsProjection.name, catalogEpisodesProjection.name];
+/** How long a request waits for the index to read what changed before the SQL path serves it. */
+const DELTA_WAIT_MS = 50;
+/** After a failed read, the SQL path serves for this long. */
+const ERROR_RETRY_MS = 1_000;
 /** Shows read a statement while loading the whole index. */
 const LOAD_BATCH = 5_000;
 /** After a load over the budget, the index is not loaded again for this long: the SQL path serves. */
 const OVER_BUDGET_RETRY_MS = 10 * 60_000;
-/** Bytes counted for a show beyond its strings and its episodes, and for an ancestry row. */
-const SHOW_BYTES = 240;
-const ANCESTRY_ROW_BYTES = 24;
+/**
+ * Bytes counted for a show beyond its strings, for each of its episodes and for each of its rows of
+ * an ancestry: on the benchmark's catalog the heap grew by about what they count.
+ */
+const SHOW_BYTES = 700;
+const EPISODE_BYTES = 12;
+const ANCESTRY_ROW_BYTES = 48;
 
 /**
  * SQL: an instant as a number comparable with whole epoch milliseconds exactly as PostgreSQL compares
@@ -56,8 +64,6 @@ export function codePointCompare(a: string, b: string): number {
 
 interface ListRow {
   podcast_id: string;
-  ancestry: string;
-  share: number | null;
   slug: string | null;
   language: string | null;
   suitability_tier: string | null;
@@ -69,7 +75,7 @@ interface ListRow {
   avg_episode_minutes: number | null;
   first: number | null;
   latest: number | null;
-  version: string | null;
+  version: string;
 }
 
 /** A show as the index holds it; the lists of its ancestries hold its shares. */
@@ -92,9 +98,10 @@ interface Show {
   first: number;
   latest: number;
   /** instantKey of each of its episodes' publication, ascending. */
-  episodes: Float64Array;
-  /** Its rows besides '': each ancestry with its share. */
-  shares: [string, number][];
+  episodes: number[];
+  /** Its rows besides '': their ancestries, and the show's share of each. */
+  ancestries: string[];
+  shares: number[];
   bytes: number;
 }
 
@@ -130,7 +137,7 @@ function merged<T>(kept: T[], added: T[], compare: (a: T, b: T) => number): T[] 
 }
 
 /** Keys in `keys` (ascending) at most `x`. */
-function countAtMost(keys: Float64Array, x: number) {
+function countAtMost(keys: readonly number[], x: number) {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
@@ -230,7 +237,9 @@ export class PodcastListIndex {
       if (refresh) {
         // a first load is not waited for: it reads every show
         if (refresh.full) return undefined;
-        const done = await refresh.done;
+        // a long one (a rebuild's first batch, say) is not waited for either
+        const done = await within(refresh.done, DELTA_WAIT_MS);
+        if (done === TIMED_OUT) return undefined;
         if (refresh.startedAt >= readAt) return done;
         if (!done) return undefined;
         continue;
@@ -239,8 +248,9 @@ export class PodcastListIndex {
       const startedAt = performance.now();
       const done = (state ? this.#delta(db, state, startedAt) : this.#load(db, startedAt))
         .catch(() => {
-          // read again from scratch next time; meanwhile the SQL path serves
+          // read again from scratch a moment later; meanwhile the SQL path serves
           this.#state = undefined;
+          this.#unusableUntil = performance.now() + ERROR_RETRY_MS;
           return undefined;
         })
         .finally(() => {
@@ -275,6 +285,7 @@ export class PodcastListIndex {
         bytes: 0,
       };
       let after = '';
+      let bytes = 0;
       const read: Show[] = [];
       for (;;) {
         const { rows: ids } = await tx.query<{ id: string }>(
@@ -296,9 +307,9 @@ export class PodcastListIndex {
         for (const show of shows.values()) {
           if (!show) continue;
           read.push(show);
-          state.bytes += show.bytes;
+          bytes += show.bytes;
         }
-        if (state.bytes > this.maxBytes) return this.#unusable(OVER_BUDGET_RETRY_MS);
+        if (bytes > this.maxBytes) return this.#unusable(OVER_BUDGET_RETRY_MS);
       }
       apply(state, new Map(read.map((show) => [show.id, show])));
       this.#state = state;
@@ -335,6 +346,17 @@ export class PodcastListIndex {
   }
 }
 
+const TIMED_OUT = Symbol('timed out');
+
+/** What `promise` gives if it settles within `ms`, else TIMED_OUT. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(resolve, ms, TIMED_OUT);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 async function readHead(db: Queryable, now: Date, topicId: string | undefined): Promise<Head> {
   const { rows } = await db.query<{
     v: string;
@@ -360,12 +382,11 @@ async function readHead(db: Queryable, now: Date, topicId: string | undefined): 
 /** The shows whose list rows `where` selects (over `podcast_list l`), with their episodes. */
 async function readShows(tx: Queryable, where: string, param: unknown): Promise<Map<string, Show | null>> {
   const { rows } = await tx.query<ListRow>(
-    `select l.podcast_id, l.ancestry, l.share, l.slug, l.language, l.suitability_tier, l.popularity,
-            l.has_video, l.guest_frequency, l.signals, l.has_ads, l.avg_episode_minutes,
+    `select l.podcast_id, l.slug, l.language, l.suitability_tier, l.popularity, l.has_video,
+            l.guest_frequency, l.signals, l.has_ads, l.avg_episode_minutes,
             ${instantKey('l.first_episode_published_at')} as first,
-            ${instantKey('l.latest_episode_published_at')} as latest,
-            case when l.ancestry = '' then l.xmin::text end as version
-       from podcast_list l where ${where}`,
+            ${instantKey('l.latest_episode_published_at')} as latest, l.xmin::text as version
+       from podcast_list l where ${where} and l.ancestry = ''`,
     [param],
   );
   const shows = new Map<string, Show | null>();
@@ -377,18 +398,10 @@ async function readShows(tx: Queryable, where: string, param: unknown): Promise<
     interned.set(s, s);
     return s;
   };
-  const shares = new Map<string, [string, number][]>();
-  for (const row of rows) {
-    if (row.ancestry === '') continue;
-    const list = shares.get(row.podcast_id) ?? [];
-    list.push([intern(row.ancestry) as string, row.share as number]);
-    shares.set(row.podcast_id, list);
-  }
-  for (const row of rows) {
-    if (row.ancestry !== '') continue;
+  for (const row of rows)
     shows.set(row.podcast_id, {
       id: row.podcast_id,
-      version: row.version as string,
+      version: row.version,
       slug: row.slug,
       language: intern(row.language),
       tier: intern(row.suitability_tier),
@@ -400,10 +413,20 @@ async function readShows(tx: Queryable, where: string, param: unknown): Promise<
       avgMinutes: row.avg_episode_minutes ?? Number.NaN,
       first: row.first ?? Number.NaN,
       latest: row.latest ?? Number.NaN,
-      episodes: new Float64Array(0),
-      shares: shares.get(row.podcast_id) ?? [],
+      episodes: [],
+      ancestries: [],
+      shares: [],
       bytes: 0,
     });
+  const { rows: shares } = await tx.query<{ podcast_id: string; ancestry: string; share: number }>(
+    `select l.podcast_id, l.ancestry, l.share from podcast_list l where ${where} and l.ancestry <> ''`,
+    [param],
+  );
+  for (const row of shares) {
+    const show = shows.get(row.podcast_id);
+    if (!show) continue;
+    show.ancestries.push(intern(row.ancestry) as string);
+    show.shares.push(row.share);
   }
   const ids = [...shows.keys()];
   const { rows: episodes } = await tx.query<{ podcast_id: string; keys: number[] }>(
@@ -413,15 +436,15 @@ async function readShows(tx: Queryable, where: string, param: unknown): Promise<
   );
   for (const row of episodes) {
     const show = shows.get(row.podcast_id);
-    if (show) show.episodes = Float64Array.from(row.keys);
+    if (show) show.episodes = row.keys;
   }
   for (const show of shows.values()) {
     if (!show) continue;
     show.bytes =
       SHOW_BYTES +
       2 * (show.id.length + (show.slug?.length ?? 0) + show.version.length) +
-      8 * show.episodes.length +
-      show.shares.length * ANCESTRY_ROW_BYTES;
+      EPISODE_BYTES * show.episodes.length +
+      show.ancestries.length * ANCESTRY_ROW_BYTES;
   }
   return shows;
 }
@@ -433,12 +456,12 @@ function apply(state: State, changes: Map<string, Show | null>) {
   for (const [id, show] of changes) {
     const old = state.shows.get(id);
     if (old) {
-      for (const [a] of old.shares) touched.add(a);
+      for (const a of old.ancestries) touched.add(a);
       state.bytes -= old.bytes;
       state.shows.delete(id);
     }
     if (show) {
-      for (const [a] of show.shares) touched.add(a);
+      for (const a of show.ancestries) touched.add(a);
       state.bytes += show.bytes;
       state.shows.set(id, show);
     }
@@ -450,18 +473,20 @@ function apply(state: State, changes: Map<string, Show | null>) {
     added,
     byPopularity,
   );
+  const fresh = new Map<string, [Show, number][]>();
+  for (const show of added)
+    for (const [i, name] of show.ancestries.entries()) {
+      const list = fresh.get(name) ?? [];
+      list.push([show, show.shares[i] as number]);
+      fresh.set(name, list);
+    }
   for (const name of touched) {
     const old = state.ancestries.get(name);
     const kept: [Show, number][] = [];
     if (old)
       for (const [i, show] of old.shows.entries())
         if (!changed(show)) kept.push([show, old.shares[i] as number]);
-    const fresh: [Show, number][] = [];
-    for (const show of added) {
-      const share = show.shares.find(([a]) => a === name);
-      if (share) fresh.push([show, share[1]]);
-    }
-    const entries = merged(kept, fresh, byShare);
+    const entries = merged(kept, fresh.get(name) ?? [], byShare);
     if (entries.length === 0) {
       if (old) state.bytes -= ancestryBytes(name);
       state.ancestries.delete(name);
