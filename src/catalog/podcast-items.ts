@@ -109,6 +109,11 @@ export class PodcastItems {
     this.#index = index;
   }
 
+  /** Starts loading the list index, if any. */
+  warm(db: Db): void {
+    this.#index?.warm(db);
+  }
+
   /** A page of GET /v1/podcasts (and /search) as the route's JSON; `next` gives the cursor of the next page. */
   async page(
     db: Db,

@@ -196,6 +196,11 @@ export class PodcastListIndex {
     return this.#state?.bytes ?? 0;
   }
 
+  /** Starts loading the index (when the process starts), so the first pages need not wait for it. */
+  warm(db: Db): void {
+    if (this.maxBytes > 0) void this.#current(db, '', Number.POSITIVE_INFINITY);
+  }
+
   /**
    * The stamps of a page (listPodcastStamps' answer) for filters without `q`, from the index;
    * undefined when the index cannot answer now.
