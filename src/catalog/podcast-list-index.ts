@@ -109,8 +109,8 @@ interface Show {
 interface Ancestry {
   shows: Show[];
   shares: number[];
-  /** Positions in `shows` in popularity order (sort=popularity), computed when first asked. */
-  byPopularity?: Int32Array;
+  /** Its shows at or above a topic_id's share, in popularity order (sort=popularity), computed when first asked. */
+  byPopularity?: Show[];
 }
 
 const byPopularity = (a: Show, b: Show) => {
@@ -521,77 +521,69 @@ function pageOf(
   offset: number,
 ): PodcastItemStamp[] {
   const now = f.now.getTime();
-  const inWindow = (show: Show) =>
-    countAtMost(show.episodes, now) - countAtMost(show.episodes, head.windowStart);
-  const tests: ((show: Show) => boolean)[] = [];
-  if (f.slug !== undefined) tests.push((s) => s.slug === f.slug);
-  if (f.language !== undefined) {
-    const language = f.language.toLowerCase();
-    tests.push((s) => s.language === language);
-  }
-  if (f.suitabilityTier !== undefined) tests.push((s) => s.tier === f.suitabilityTier);
-  if (f.minPopularity !== undefined && f.minPopularity > 0) {
-    const min = f.minPopularity;
-    tests.push((s) => s.popularity >= min);
-  }
-  if (f.guestFrequency?.length) {
-    const any = f.guestFrequency;
-    tests.push((s) => s.guest !== null && any.includes(s.guest));
-  }
-  if (f.formatSignals?.length) {
-    const any = f.formatSignals;
-    tests.push((s) => s.signals?.some((signal) => any.includes(signal)) === true);
-  }
-  if (f.hasAds !== undefined) tests.push((s) => s.hasAds === f.hasAds);
-  if (f.hasVideo !== undefined) tests.push((s) => s.hasVideo === f.hasVideo);
-  if (f.minAvgMinutes !== undefined) {
-    const min = f.minAvgMinutes;
-    tests.push((s) => s.avgMinutes >= min);
-  }
-  if (f.maxAvgMinutes !== undefined) {
-    const max = f.maxAvgMinutes;
-    tests.push((s) => s.avgMinutes <= max);
-  }
-  if (f.minEpisodesPerWeek !== undefined || f.maxEpisodesPerWeek !== undefined) {
-    const { minEpisodesPerWeek: min, maxEpisodesPerWeek: max } = f;
-    tests.push((s) => {
-      if (!(s.first <= head.trackedBefore)) return false;
-      const perWeek = inWindow(s) / (ACTIVE_WINDOW_DAYS / 7);
-      return (min === undefined || perWeek >= min) && (max === undefined || perWeek <= max);
-    });
-  }
-  if (f.publishingStatus === 'active') tests.push((s) => s.latest >= head.windowStart);
-  if (f.publishingStatus === 'dormant') tests.push((s) => s.latest < head.windowStart);
+  const { windowStart, trackedBefore } = head;
+  const inWindow = (show: Show) => countAtMost(show.episodes, now) - countAtMost(show.episodes, windowStart);
+  const language = f.language?.toLowerCase();
+  const minPopularity = f.minPopularity !== undefined && f.minPopularity > 0 ? f.minPopularity : undefined;
+  const guest = f.guestFrequency?.length ? f.guestFrequency : undefined;
+  const signals = f.formatSignals?.length ? f.formatSignals : undefined;
+  const perWeek = f.minEpisodesPerWeek !== undefined || f.maxEpisodesPerWeek !== undefined;
+  // one function of plain conditions: a page may test every show of the catalog
+  const matches = (s: Show) => {
+    if (f.slug !== undefined && s.slug !== f.slug) return false;
+    if (language !== undefined && s.language !== language) return false;
+    if (f.suitabilityTier !== undefined && s.tier !== f.suitabilityTier) return false;
+    if (minPopularity !== undefined && !(s.popularity >= minPopularity)) return false;
+    if (guest !== undefined && (s.guest === null || !guest.includes(s.guest))) return false;
+    if (signals !== undefined && !s.signals?.some((signal) => signals.includes(signal))) return false;
+    if (f.hasAds !== undefined && s.hasAds !== f.hasAds) return false;
+    if (f.hasVideo !== undefined && s.hasVideo !== f.hasVideo) return false;
+    if (f.minAvgMinutes !== undefined && !(s.avgMinutes >= f.minAvgMinutes)) return false;
+    if (f.maxAvgMinutes !== undefined && !(s.avgMinutes <= f.maxAvgMinutes)) return false;
+    if (f.publishingStatus === 'active' && !(s.latest >= windowStart)) return false;
+    if (f.publishingStatus === 'dormant' && !(s.latest < windowStart)) return false;
+    if (perWeek) {
+      if (!(s.first <= trackedBefore)) return false;
+      const rate = inWindow(s) / (ACTIVE_WINDOW_DAYS / 7);
+      if (f.minEpisodesPerWeek !== undefined && !(rate >= f.minEpisodesPerWeek)) return false;
+      if (f.maxEpisodesPerWeek !== undefined && !(rate <= f.maxEpisodesPerWeek)) return false;
+    }
+    return true;
+  };
 
   const out: PodcastItemStamp[] = [];
+  if (limit <= 0) return out;
   let skip = offset;
+  /** Takes the show when it matches; true when the page is full. */
   const take = (show: Show) => {
-    for (const test of tests) if (!test(show)) return false;
-    if (skip > 0) skip--;
-    else
-      out.push({
-        id: show.id,
-        version: show.version,
-        episodes_in_window: Number.isNaN(show.first) ? null : inWindow(show),
-      });
+    if (!matches(show)) return false;
+    if (skip > 0) {
+      skip--;
+      return false;
+    }
+    out.push({
+      id: show.id,
+      version: show.version,
+      episodes_in_window: Number.isNaN(show.first) ? null : inWindow(show),
+    });
     return out.length >= limit;
   };
-  if (limit <= 0) return out;
   if (ancestry === undefined) {
-    for (const show of state.all) if (take(show)) break;
+    const all = state.all;
+    for (let i = 0; i < all.length; i++) if (take(all[i] as Show)) break;
     return out;
   }
   const list = state.ancestries.get(ancestry);
   if (!list) return out;
+  const { shows, shares } = list;
   if (f.sort === 'relevance') {
-    for (const [i, show] of list.shows.entries())
-      if ((list.shares[i] as number) >= TOPIC_SHARE && take(show)) break;
+    // in share order: the rest are below the share a topic_id asks
+    for (let i = 0; i < shows.length && (shares[i] as number) >= TOPIC_SHARE; i++)
+      if (take(shows[i] as Show)) break;
     return out;
   }
-  list.byPopularity ??= Int32Array.from(list.shows.keys()).sort((i, j) =>
-    byPopularity(list.shows[i] as Show, list.shows[j] as Show),
-  );
-  for (const i of list.byPopularity)
-    if ((list.shares[i] as number) >= TOPIC_SHARE && take(list.shows[i] as Show)) break;
+  list.byPopularity ??= shows.filter((_, i) => (shares[i] as number) >= TOPIC_SHARE).sort(byPopularity);
+  const order = list.byPopularity;
+  for (let i = 0; i < order.length; i++) if (take(order[i] as Show)) break;
   return out;
 }
