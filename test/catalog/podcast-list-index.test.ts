@@ -195,6 +195,21 @@ describe.each(ENGINES.flatMap((engine) => ['UTC', 'Pacific/Chatham'].map((zone) 
       }
     }, 300_000);
 
+    it('drops a show deleted from the catalog', async () => {
+      const { rows } = await h.db.query<{ id: string }>(
+        'select id from podcasts order by popularity desc nulls last, id limit 3',
+      );
+      // (a show leaves `podcasts` only by a rebuild's reset, a projection's write; here without the
+      // replay that adds it again)
+      await h.db.transaction(async (tx) => {
+        await tx.query('delete from podcasts where id = any($1::text[])', [rows.map((r) => r.id)]);
+        await tx.query(`update projection_checkpoints set updated_at = now() where name = 'podcasts'`);
+      });
+      await compare(14, 60);
+      const page = await index.stamps(h.db, { sort: 'popularity', now: NOW }, 100, 0);
+      expect(page?.map((stamp) => stamp.id)).not.toContain(rows[0]?.id);
+    }, 300_000);
+
     it('leaves a page to the SQL path over its budget', async () => {
       const small = new PodcastListIndex(10_000);
       expect(await small.stamps(h.db, { sort: 'relevance', now: NOW }, 5, 0)).toBeUndefined();
