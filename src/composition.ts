@@ -50,6 +50,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
       transcriptsBytes: runtime.config.catalogTranscriptsMb * 2 ** 20,
       itemsBytes: runtime.config.catalogItemsMb * 2 ** 20,
+      listBytes: runtime.config.catalogListMb * 2 ** 20,
     }),
     searchCapability(
       { now: () => runtime.now() },

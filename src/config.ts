@@ -37,6 +37,8 @@ export interface Config {
   catalogTranscriptsMb: number;
   /** EARSHOT_CATALOG_ITEMS_MB: megabytes of rendered podcast items kept per process, 0 for none (docs/catalog.md). */
   catalogItemsMb: number;
+  /** EARSHOT_CATALOG_LIST_MB: megabytes of the list index kept per process, 0 for none (docs/catalog.md, "The list index"). */
+  catalogListMb: number;
   /** Pay per request (docs/payments.md): on when EARSHOT_X402_PAY_TO is set. */
   x402: X402Config | undefined;
   /** EARSHOT_SEMANTIC_SEARCH=off: this process neither embeds nor loads the vector index (docs/semantic-search.md). */
@@ -148,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogCacheMb: count(env, 'EARSHOT_CATALOG_CACHE_MB', 64, 0, 65_536),
     catalogTranscriptsMb: count(env, 'EARSHOT_CATALOG_TRANSCRIPTS_MB', 64, 0, 65_536),
     catalogItemsMb: count(env, 'EARSHOT_CATALOG_ITEMS_MB', 32, 0, 65_536),
+    catalogListMb: count(env, 'EARSHOT_CATALOG_LIST_MB', 64, 0, 65_536),
     x402: x402Config(env),
   };
 }

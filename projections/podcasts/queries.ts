@@ -27,7 +27,7 @@ export interface PodcastFilters {
 }
 
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
-const TOPIC_SHARE = 0.2;
+export const TOPIC_SHARE = 0.2;
 /** Words too common in show titles to find candidates by: they would match much of the catalog. */
 const COMMON_WORDS = new Set(
   'a an and at by de del der des di du el en for from in la las le les los my of on our the to with your podcast podcasts show radio hour episode episodes ep season new best daily weekly'.split(
@@ -498,7 +498,7 @@ export async function podcastItemRows(
  * SQL: the ancestry a topic_id names: a topic's id, its ancestry path hash, or an ancestry itself.
  * Read in the page's statement: one round trip less a request.
  */
-const topicAncestry = (topicId: string) =>
+export const topicAncestry = (topicId: string) =>
   `coalesce((select ancestry from (
       (select ancestry from catalog_episode_topics where topic_id = ${topicId} limit 1)
       union all (select ancestry from catalog_episode_topics where ancestry_path = ${topicId} limit 1)

@@ -9,6 +9,7 @@ import type { Capability } from '../runtime.ts';
 import type { Projection } from '../subscriptions/projection.ts';
 import { episodeRoutes } from './episode-routes.ts';
 import { PodcastItems } from './podcast-items.ts';
+import { PodcastListIndex } from './podcast-list-index.ts';
 import { type PodcastRouteDeps, podcastRoutes } from './podcast-routes.ts';
 import { responseCache } from './response-cache.ts';
 import { segmentClipRoutes } from './segment-clip-routes.ts';
@@ -34,14 +35,23 @@ export const catalogProjections: Projection[] = [
   batchDelayMs: CATALOG_BATCH_DELAY_MS,
 }));
 
-/** EARSHOT_CATALOG_CACHE_MB's, EARSHOT_CATALOG_TRANSCRIPTS_MB's and EARSHOT_CATALOG_ITEMS_MB's defaults. */
+/**
+ * EARSHOT_CATALOG_CACHE_MB's, EARSHOT_CATALOG_TRANSCRIPTS_MB's, EARSHOT_CATALOG_ITEMS_MB's and
+ * EARSHOT_CATALOG_LIST_MB's defaults.
+ */
 const DEFAULT_CACHE_BYTES = 64 * 2 ** 20;
 const DEFAULT_TRANSCRIPTS_BYTES = 64 * 2 ** 20;
 const DEFAULT_ITEMS_BYTES = 32 * 2 ** 20;
+const DEFAULT_LIST_BYTES = 64 * 2 ** 20;
 
 /** The podcast catalog (docs/catalog.md): podcasts, episodes, transcripts, segments, clips, format profiles. */
 export function catalogCapability(
-  deps: PodcastRouteDeps & { cacheBytes?: number; transcriptsBytes?: number; itemsBytes?: number },
+  deps: PodcastRouteDeps & {
+    cacheBytes?: number;
+    transcriptsBytes?: number;
+    itemsBytes?: number;
+    listBytes?: number;
+  },
 ): Capability {
   const transcripts = transcriptCache(deps.transcriptsBytes ?? DEFAULT_TRANSCRIPTS_BYTES);
   const cache = responseCache({
@@ -52,7 +62,14 @@ export function catalogCapability(
   return {
     name: 'catalog',
     routes: [
-      podcastRoutes(deps, cache, new PodcastItems(deps.itemsBytes ?? DEFAULT_ITEMS_BYTES)),
+      podcastRoutes(
+        deps,
+        cache,
+        new PodcastItems(
+          deps.itemsBytes ?? DEFAULT_ITEMS_BYTES,
+          new PodcastListIndex(deps.listBytes ?? DEFAULT_LIST_BYTES),
+        ),
+      ),
       episodeRoutes(transcripts, cache),
       segmentClipRoutes(transcripts),
     ],

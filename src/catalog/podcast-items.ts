@@ -10,10 +10,11 @@ import {
   podcastItemRows,
   podcastItemStamps,
 } from '../../projections/podcasts/queries.ts';
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import { pageOf } from '../http/pagination.ts';
 import { ByteLru } from './byte-lru.ts';
 import { publishingStatus } from './format-rules.ts';
+import type { PodcastListIndex } from './podcast-list-index.ts';
 import { compactFormatSchema, podcastSchema } from './schemas.ts';
 import { toPodcast, weeklyRate } from './views.ts';
 
@@ -100,14 +101,22 @@ const RENDERED_OVERHEAD = 160;
  */
 export class PodcastItems {
   readonly #rendered: ByteLru<Rendered>;
+  readonly #index: PodcastListIndex | undefined;
 
-  constructor(maxBytes: number) {
+  /** `index`: where a page without `q` finds its stamps first (docs/catalog.md, "The list index"). */
+  constructor(maxBytes: number, index?: PodcastListIndex) {
     this.#rendered = new ByteLru(maxBytes);
+    this.#index = index;
+  }
+
+  /** Starts loading the list index, if any. */
+  warm(db: Db): void {
+    this.#index?.warm(db);
   }
 
   /** A page of GET /v1/podcasts (and /search) as the route's JSON; `next` gives the cursor of the next page. */
   async page(
-    db: Queryable,
+    db: Db,
     reply: FastifyReply,
     filters: PodcastFilters,
     limit: number,
@@ -118,7 +127,9 @@ export class PodcastItems {
     let items: string[] | undefined;
     let more = false;
     if (this.#rendered.maxBytes > 0) {
-      const stamps = await listPodcastStamps(db, filters, limit + 1, offset);
+      const stamps =
+        (filters.q ? undefined : await this.#index?.stamps(db, filters, limit + 1, offset)) ??
+        (await listPodcastStamps(db, filters, limit + 1, offset));
       more = stamps.length > limit;
       items = await this.#joined(db, s, stamps.slice(0, limit), filters.now);
     }

@@ -111,6 +111,7 @@ export function podcastRoutes(
   const extrasSchema = deps.podcastExtras && objectOf(deps.podcastExtras.properties);
   return async function routes(app: FastifyInstance) {
     cache(app);
+    app.addHook('onReady', async () => items.warm(app.db));
     const listHandler = async (request: { query: PodcastListQuery }, reply: FastifyReply) => {
       const query = request.query;
       assertRange(

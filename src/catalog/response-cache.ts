@@ -37,17 +37,20 @@ interface Pending {
 const pendingOf = new WeakMap<FastifyRequest, Pending>();
 
 /**
- * Where the read models behind the catalog's answers stand: each one's checkpoint with the time it
- * was last written (a rebuild ends at the same position, with rows the new code wrote) and parked
- * events (a replayed parked event changes rows without moving the checkpoint).
+ * SQL: where the read models named by the text[] parameter `names` stand: each one's checkpoint with
+ * the time it was last written (a rebuild ends at the same position, with rows the new code wrote)
+ * and parked events (a replayed parked event changes rows without moving the checkpoint).
  */
+export const readModelVersionsSql = (names: string) =>
+  `coalesce((select string_agg(name || '@' || position || '@' || updated_at, ',' order by name)
+               from projection_checkpoints where name = any(${names})), '')
+   || '#' || (select count(*) from parked_events where subscription = any(${names}))`;
+
+/** Where the read models behind the catalog's answers stand (readModelVersionsSql). */
 async function readModelVersions(db: Queryable, names: readonly string[]): Promise<string> {
-  const { rows } = await db.query<{ v: string }>(
-    `select coalesce((select string_agg(name || '@' || position || '@' || updated_at, ',' order by name)
-                        from projection_checkpoints where name = any($1::text[])), '')
-            || '#' || (select count(*) from parked_events where subscription = any($1::text[])) as v`,
-    [names],
-  );
+  const { rows } = await db.query<{ v: string }>(`select ${readModelVersionsSql('$1::text[]')} as v`, [
+    names,
+  ]);
   return rows[0]?.v ?? '';
 }
 

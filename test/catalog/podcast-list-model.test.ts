@@ -10,11 +10,16 @@ const AI = { id: 'top-ai', name: 'AI', ancestry: 'technology/ai' };
 const CHIPS = { id: 'top-chips', name: 'Chips', ancestry: 'technology/chips' };
 const COOKING = { id: 'top-cook', name: 'Cooking', ancestry: 'food/cooking' };
 
+/** A list's rows but for `changed`, the transaction that wrote each (0245), which differs when computed again. */
+const content = (rows: Record<string, unknown>[]) => rows.map(({ changed: _, ...row }) => row);
+
 describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
   let h: CatalogHarness;
   const rows = async () =>
-    (await h.db.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry'))
-      .rows;
+    content(
+      (await h.db.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry'))
+        .rows,
+    );
   /** The rows computed again from the sources, in a transaction rolled back. */
   const recomputed = async () => {
     let again: Record<string, unknown>[] = [];
@@ -22,9 +27,13 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
       .transaction(async (tx) => {
         await tx.query('delete from podcast_list');
         await tx.query('select refresh_podcast_list(array(select id from podcasts))');
-        again = (
-          await tx.query<Record<string, unknown>>('select * from podcast_list order by podcast_id, ancestry')
-        ).rows;
+        again = content(
+          (
+            await tx.query<Record<string, unknown>>(
+              'select * from podcast_list order by podcast_id, ancestry',
+            )
+          ).rows,
+        );
         throw new Error('rolled back');
       })
       .catch((error: Error) => {
