@@ -2,8 +2,8 @@
 -- process keeps (docs/catalog.md, "The list index"): every row carries the transaction that wrote it
 -- (a refresh writes all of a show's rows again, in one transaction), and a show deleted from
 -- `podcasts` (a rebuild's reset) leaves a note with the transaction that deleted it. A reader that
--- saw the snapshot S reads again the shows written by transactions at or after S's xmin: every
--- transaction S did not see is among them (64-bit ids: they never come round again).
+-- saw the snapshot S reads again the shows written by transactions S did not see (all at or after
+-- S's xmin; 64-bit ids: they never come round again).
 alter table podcast_list add column changed xid8 not null default pg_current_xact_id();
 create index podcast_list_changed on podcast_list (changed);
 
@@ -11,6 +11,7 @@ create table podcast_list_removed (
   podcast_id text primary key,
   changed xid8 not null
 );
+create index podcast_list_removed_changed on podcast_list_removed (changed);
 
 create function note_podcasts_removed() returns trigger
 language plpgsql

@@ -109,9 +109,9 @@ export class PodcastItems {
     this.#index = index;
   }
 
-  /** Starts loading the list index, if any. */
+  /** Starts loading the list index, if any: its pages are joined from the kept items, so only with them. */
   warm(db: Db): void {
-    this.#index?.warm(db);
+    if (this.#rendered.maxBytes > 0) this.#index?.warm(db);
   }
 
   /** A page of GET /v1/podcasts (and /search) as the route's JSON; `next` gives the cursor of the next page. */

@@ -22,6 +22,8 @@ const DELTA_WAIT_MS = 50;
 const ERROR_RETRY_MS = 1_000;
 /** Shows read a statement while loading the whole index. */
 const LOAD_BATCH = 5_000;
+/** topic_id resolutions kept at one position at most (each asked value, unknown ones too). */
+const TOPICS_KEPT = 1_000;
 /** After a load over the budget, the index is not loaded again for this long: the SQL path serves. */
 const OVER_BUDGET_RETRY_MS = 10 * 60_000;
 /**
@@ -151,8 +153,8 @@ function countAtMost(keys: readonly number[], x: number) {
 /** The list read model as one snapshot saw it, at `version` of its sources. */
 interface State {
   version: string;
-  /** The snapshot's xmin: every transaction it did not see has an id at least this (xid8 as text). */
-  xmin: string;
+  /** The snapshot it was read in (pg_snapshot as text): what it did not see is read again. */
+  snapshot: string;
   /** performance.now() when the snapshot's reads began. */
   startedAt: number;
   shows: Map<string, Show>;
@@ -238,6 +240,7 @@ export class PodcastListIndex {
         // the sources moved again: the SQL path resolves it with its page
         if (head.ancestry === undefined || head.version !== state.version) return undefined;
         ancestry = head.ancestry;
+        if (state.topics.size >= TOPICS_KEPT) state.topics.clear();
         state.topics.set(topicId, ancestry);
       }
     }
@@ -280,19 +283,19 @@ export class PodcastListIndex {
   async #load(db: Db, startedAt: number): Promise<State | undefined> {
     return db.transaction(async (tx) => {
       await tx.query('set transaction isolation level repeatable read, read only');
-      const { rows } = await tx.query<{ v: string; xmin: string; code_points: boolean }>(
-        `select ${readModelVersionsSql('$1::text[]')} as v, pg_snapshot_xmin(pg_current_snapshot())::text as xmin,
+      const { rows } = await tx.query<{ v: string; snapshot: string; code_points: boolean }>(
+        `select ${readModelVersionsSql('$1::text[]')} as v, pg_current_snapshot()::text as snapshot,
                 coalesce((select datlocprovider = 'b' or (datlocprovider = 'c' and datcollate in ('C', 'POSIX', 'C.UTF-8', 'C.utf8'))
                             from pg_database where datname = current_database()), false)
                 and (select attcollation in (0, 100) from pg_attribute
                       where attrelid = 'podcast_list'::regclass and attname = 'podcast_id') as code_points`,
         [SOURCES],
       );
-      const head = rows[0] as { v: string; xmin: string; code_points: boolean };
+      const head = rows[0] as { v: string; snapshot: string; code_points: boolean };
       if (!head.code_points) return this.#unusable(undefined);
       const state: State = {
         version: head.v,
-        xmin: head.xmin,
+        snapshot: head.snapshot,
         startedAt,
         shows: new Map(),
         all: [],
@@ -328,6 +331,8 @@ export class PodcastListIndex {
         if (bytes > this.maxBytes) return this.#unusable(OVER_BUDGET_RETRY_MS);
       }
       apply(state, new Map(read.map((show) => [show.id, show])));
+      // the ancestries count too
+      if (state.bytes > this.maxBytes) return this.#unusable(OVER_BUDGET_RETRY_MS);
       this.#state = state;
       return state;
     });
@@ -336,17 +341,17 @@ export class PodcastListIndex {
   async #delta(db: Db, state: State, startedAt: number): Promise<State | undefined> {
     return db.transaction(async (tx) => {
       await tx.query('set transaction isolation level repeatable read, read only');
-      const { rows } = await tx.query<{ v: string; xmin: string; removed: string[] }>(
-        `select ${readModelVersionsSql('$1::text[]')} as v, pg_snapshot_xmin(pg_current_snapshot())::text as xmin,
-                array(select podcast_id from podcast_list_removed where changed >= $2::xid8) as removed`,
-        [SOURCES, state.xmin],
+      const { rows } = await tx.query<{ v: string; snapshot: string; removed: string[] }>(
+        `select ${readModelVersionsSql('$1::text[]')} as v, pg_current_snapshot()::text as snapshot,
+                array(select podcast_id from podcast_list_removed where ${unseen('changed', '$2')}) as removed`,
+        [SOURCES, state.snapshot],
       );
-      const head = rows[0] as { v: string; xmin: string; removed: string[] };
-      const changes = await readShows(tx, 'l.changed >= $1::xid8', state.xmin);
+      const head = rows[0] as { v: string; snapshot: string; removed: string[] };
+      const changes = await readShows(tx, unseen('l.changed', '$1'), state.snapshot);
       for (const id of head.removed) if (!changes.has(id)) changes.set(id, null);
       apply(state, changes);
       state.version = head.v;
-      state.xmin = head.xmin;
+      state.snapshot = head.snapshot;
       state.startedAt = startedAt;
       state.topics.clear();
       if (state.bytes > this.maxBytes) return this.#unusable(OVER_BUDGET_RETRY_MS);
@@ -438,6 +443,15 @@ async function readHead(db: Queryable, now: Date, topicId: string | undefined): 
     ...(row.ancestry === undefined ? {} : { ancestry: row.ancestry }),
   };
 }
+
+/**
+ * SQL: the rows whose transaction `column` the snapshot `param` did not see. The range on its xmin
+ * uses the column's index; the visibility test keeps a transaction left open elsewhere on the
+ * server (which holds every later snapshot's xmin back) from making each read take again every
+ * show written since it began.
+ */
+const unseen = (column: string, param: string) =>
+  `${column} >= pg_snapshot_xmin(${param}::pg_snapshot) and not pg_visible_in_snapshot(${column}, ${param}::pg_snapshot)`;
 
 /** The shows whose list rows `where` selects (over `podcast_list l`), with their episodes. */
 async function readShows(tx: Queryable, where: string, param: unknown): Promise<Map<string, Show | null>> {
