@@ -68,6 +68,26 @@ export async function transcriptsByIds(
   return rows.map(whole);
 }
 
+/** Wanted line positions (per episode) as two parallel arrays, each position once: wantedChunks' parameters. */
+export function wantedPositions(wanted: ReadonlyMap<string, readonly number[]>): [string[], number[]] {
+  const ids: string[] = [];
+  const positions: number[] = [];
+  for (const [id, list] of wanted)
+    for (const position of new Set(list)) {
+      ids.push(id);
+      positions.push(position);
+    }
+  return [ids, positions];
+}
+
+/**
+ * SQL: the chunks (episode_id, chunk) holding the positions of the parallel arrays `ids` and
+ * `positions` (wantedPositions), each with its wanted lines' 1-based numbers in the chunk (`wanted`).
+ */
+export const wantedChunks = (ids: string, positions: string) =>
+  `select episode_id, position / ${CHUNK_LINES} as chunk, array_agg(position % ${CHUNK_LINES} + 1) as wanted
+     from unnest(${ids}::text[], ${positions}::int[]) as u(episode_id, position) group by 1, 2`;
+
 /**
  * Only the wanted lines (positions) of each episode, as a sparse array that ends at the last line
  * read: only the chunks that hold them are read and parsed.
@@ -76,19 +96,12 @@ export async function linesAt(
   db: Queryable,
   wanted: ReadonlyMap<string, readonly number[]>,
 ): Promise<Map<string, StoredLine[]>> {
-  const ids: string[] = [];
-  const positions: number[] = [];
-  for (const [id, list] of wanted)
-    for (const position of new Set(list)) {
-      ids.push(id);
-      positions.push(position);
-    }
+  const [ids, positions] = wantedPositions(wanted);
   const found = new Map<string, StoredLine[]>([...wanted.keys()].map((id) => [id, []]));
   if (ids.length === 0) return found;
   const { rows } = await db.query<{ episode_id: string; position: number; line: StoredLine }>(
     `select c.episode_id, c.chunk * ${CHUNK_LINES} + l.n::int - 1 as position, l.line
-       from (select episode_id, position / ${CHUNK_LINES} as chunk, array_agg(position % ${CHUNK_LINES} + 1) as wanted
-               from unnest($1::text[], $2::int[]) as u(episode_id, position) group by 1, 2) w
+       from (${wantedChunks('$1', '$2')}) w
        join transcript_chunks c on c.episode_id = w.episode_id and c.chunk = w.chunk
        cross join lateral json_array_elements(c.lines::json) with ordinality as l(line, n)
       where l.n = any(w.wanted)`,

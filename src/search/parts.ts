@@ -3,6 +3,7 @@ import type { ClipRow } from '../../projections/clips/queries.ts';
 import type { PodcastRow } from '../../projections/podcasts/queries.ts';
 import type { SegmentRow } from '../../projections/segments/queries.ts';
 import { CHUNK_LINES, type StoredLine } from '../../projections/transcripts/projection.ts';
+import { wantedChunks, wantedPositions } from '../../projections/transcripts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 
 /** What an item shows of an episode: the columns of its episode block, and its speakers for the windows. */
@@ -64,18 +65,10 @@ export async function loadEpisodes(
   wanted: ReadonlyMap<string, readonly number[]> = new Map(),
 ): Promise<Map<string, EpisodeParts>> {
   if (ids.length === 0) return new Map();
-  const lineIds: string[] = [];
-  const positions: number[] = [];
-  for (const [id, list] of wanted)
-    for (const position of new Set(list)) {
-      lineIds.push(id);
-      positions.push(position);
-    }
+  const [lineIds, positions] = wantedPositions(wanted);
   const whole = ids.filter((id) => !wanted.has(id));
   const { rows } = await db.query<PartsRow>(
-    `with wanted as (
-       select episode_id, position / ${CHUNK_LINES} as chunk, array_agg(position % ${CHUNK_LINES} + 1) as wanted
-         from unnest($2::text[], $3::int[]) as u(episode_id, position) group by 1, 2)
+    `with wanted as (${wantedChunks('$2', '$3')})
      select e.id, e.podcast_id, e.slug, e.title, e.audio_url, e.image_url, e.explicit, e.duration_seconds,
             e.published_at, e.speakers,
             p.id is not null as podcast_found, p.title as podcast_title, p.slug as podcast_slug,
