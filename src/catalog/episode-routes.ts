@@ -20,6 +20,7 @@ import { assertRange, instantOf, listOf } from './params.ts';
 import { companyEntityIds, entityIdsOf, entityReferences } from './references.ts';
 import type { responseCache } from './response-cache.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
+import { SharedReads } from './shared-reads.ts';
 import { joined, type transcriptCache } from './transcript-cache.ts';
 import { publicLine } from './transcript-format.ts';
 import {
@@ -60,9 +61,16 @@ export async function episodeOr404(db: Queryable, ref: string): Promise<EpisodeR
   return episode;
 }
 
-/** The episode with its show's reference and transcript version (one query), or 404. */
-async function episodeDetailOr404(db: Queryable, ref: string): Promise<EpisodeDetailRow> {
-  const episode = await findEpisodeDetail(db, ref);
+/**
+ * The episode with its show's reference and transcript version (one query, shared by the requests
+ * for the same reference meanwhile: SharedReads), or 404. The row is shared: never changed.
+ */
+async function episodeDetailOr404(
+  db: Queryable,
+  details: SharedReads<EpisodeDetailRow | null>,
+  ref: string,
+): Promise<EpisodeDetailRow> {
+  const episode = await details.after(ref, () => findEpisodeDetail(db, ref));
   if (!episode) throw new NotFoundError('episode_not_found', `No episode ${ref}.`);
   return episode;
 }
@@ -86,6 +94,7 @@ type Transcripts = ReturnType<typeof transcriptCache>;
 export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof responseCache>) {
   return async function routes(app: FastifyInstance) {
     cache(app);
+    const details = new SharedReads<EpisodeDetailRow | null>();
     app.get<{ Querystring: EpisodeListQuery }>(
       '/v1/podcasts/episodes',
       {
@@ -174,7 +183,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
       },
       async (request, reply) => {
         const include = includesOf(request.query.include);
-        const episode = await episodeDetailOr404(app.db, request.params.id);
+        const episode = await episodeDetailOr404(app.db, details, request.params.id);
         const podcast = episode.podcast ? toPodcastReference(episode.podcast) : undefined;
         const item: Record<string, unknown> = toEpisode(episode, podcast);
         const [transcript, segments, clips, ads, entities] = await Promise.all([
@@ -241,7 +250,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         },
       },
       async (request, reply) => {
-        const episode = await episodeDetailOr404(app.db, request.params.id);
+        const episode = await episodeDetailOr404(app.db, details, request.params.id);
         const transcript = await transcripts.atVersion(app.db, episode.id, episode.transcript_version);
         if (!transcript)
           throw new NotFoundError('transcript_not_found', `Episode ${request.params.id} has no transcript.`);

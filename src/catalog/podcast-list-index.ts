@@ -10,6 +10,7 @@ import {
 import type { Db, Queryable } from '../db/db.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
 import { readModelVersionsSql } from './response-cache.ts';
+import { SharedReads } from './shared-reads.ts';
 
 /**
  * The read models the list read model and a topic_id's resolution come from: while they stand
@@ -185,7 +186,7 @@ interface Head {
  */
 export class PodcastListIndex {
   readonly maxBytes: number;
-  readonly #checks = new SharedCheck();
+  readonly #checks = new SharedReads<{ version: string; zone: string }>();
   #state: State | undefined;
   #refresh: { startedAt: number; full: boolean; done: Promise<State | undefined> } | undefined;
   #unusableUntil = 0;
@@ -218,7 +219,7 @@ export class PodcastListIndex {
     const topicId = f.topicId;
     const resolve = topicId !== undefined && !this.#state?.topics.has(topicId) ? topicId : undefined;
     let head: Head;
-    const check = resolve === undefined ? await this.#checks.after(db) : undefined;
+    const check = resolve === undefined ? await this.#checks.after('', () => readCheck(db)) : undefined;
     if (check && UTC_ZONES.has(check.zone)) {
       // with days of 24 hours, the window's instants are the SQL path's without asking it
       const now = f.now.getTime();
@@ -377,32 +378,9 @@ const UTC_ZONES = new Set(
 );
 
 /**
- * Where the list's sources stand, read once for every request that arrives while a read is under
- * way: such a request waits for the next read, which begins after it arrived, so it sees every
- * change committed before the request, as a read of its own would (docs/catalog.md, "The list index").
+ * Where the list's sources stand, and the session's time zone: read once for every request that
+ * arrives while a read is under way (SharedReads).
  */
-class SharedCheck {
-  #running: Promise<{ version: string; zone: string }> | undefined;
-  #next: Promise<{ version: string; zone: string }> | undefined;
-
-  after(db: Queryable): Promise<{ version: string; zone: string }> {
-    if (!this.#running) {
-      const running = readCheck(db).finally(() => {
-        if (this.#running === running) this.#running = undefined;
-      });
-      this.#running = running;
-      return running;
-    }
-    this.#next ??= this.#running
-      .catch(() => undefined)
-      .then(() => {
-        this.#next = undefined;
-        return this.after(db);
-      });
-    return this.#next;
-  }
-}
-
 async function readCheck(db: Queryable) {
   const { rows } = await db.query<{ version: string; zone: string }>(
     `select ${readModelVersionsSql('$1::text[]')} as version, current_setting('TimeZone') as zone`,

@@ -3,6 +3,7 @@ import { entitiesProjection } from '../../projections/entities/projection.ts';
 import type { Queryable } from '../db/db.ts';
 import { ByteLru } from './byte-lru.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
+import { SharedReads } from './shared-reads.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -94,14 +95,14 @@ export function responseCache(options: ResponseCacheOptions) {
 
   return function register(app: FastifyInstance) {
     if (options.maxBytes <= 0) return;
+    // Read once for the requests that arrive while a read is under way (SharedReads).
+    const checks = new SharedReads<string>();
     app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
       const opted = request.routeOptions.config.catalogCache;
       if (!opted) return;
       const key = request.url;
-      const versions = await readModelVersions(
-        app.db,
-        opted === true ? names : [...names, ...opted.readModels.map((m) => m.name)],
-      );
+      const models = opted === true ? names : [...names, ...opted.readModels.map((m) => m.name)];
+      const versions = await checks.after(models.join(','), () => readModelVersions(app.db, models));
       const now = options.now().getTime();
       const entry = entries.get(key);
       if (entry && entry.versions === versions && entry.computedAt <= now && now < entry.validUntil)
