@@ -113,4 +113,18 @@ describe.each(['postgres', 'pglite'] as const)('transcript answers on %s', (engi
     }
     await expect(answers.join('\n')).toMatchFileSnapshot('./transcript-bytes.recorded.txt');
   });
+
+  it('answers requests of one episode that arrive together (one read shared) as it answers each alone', async () => {
+    const urls = URLS.filter((url) => url.startsWith('/v1/podcasts/episodes/ep-'));
+    const alone = new Map<string, string>();
+    for (const url of urls) alone.set(url, (await app.inject({ url, headers: h.headers })).body);
+    // every URL of both episodes five times over, all at once
+    const together = await Promise.all(
+      [...urls, ...urls, ...urls, ...urls, ...urls].map(async (url) => ({
+        url,
+        body: (await app.inject({ url, headers: h.headers })).body,
+      })),
+    );
+    for (const { url, body } of together) expect(body, url).toBe(alone.get(url));
+  });
 });
