@@ -1,4 +1,4 @@
-import { foldWords } from '../../src/matching/engine/text-folding.ts';
+import { ASCII_FOLD, foldWords, isAscii } from '../../src/matching/engine/text-folding.ts';
 
 /**
  * The passage index's layout (docs/search.md, "Index design"). A passage is at most PASSAGE_LINES
@@ -45,6 +45,12 @@ export const rowVectors = (lines: readonly (readonly string[])[]) => episodeRows
  */
 export const rowVectorsBinary = (lines: readonly (readonly string[])[]) => episodeRows(lines, binary);
 
+/** `rowVectorsBinary` of the lines' texts folded (foldedLines), without a string per word of an ASCII line. */
+export const textRowVectorsBinary = (texts: readonly string[]) => episodeRows(texts, binary);
+
+/** `rowVectors` of the lines' texts folded (foldedLines), as textRowVectorsBinary reads them. */
+export const textRowVectors = (texts: readonly string[]) => episodeRows(texts, literal);
+
 /** A row's words: its lexemes in PostgreSQL's order, each with its positions ascending. */
 interface RowWords {
   /** The episode's lexemes in PostgreSQL's order (a lexeme's rank is its index). */
@@ -58,9 +64,8 @@ interface RowWords {
 
 /** An episode's indexed words: each line's as word ids with their offsets in the line, one token each. */
 interface EpisodeWords {
-  /** The distinct words, by id (first appearance), and the id of each. */
-  words: string[];
-  idOf: Map<string, number>;
+  /** The distinct words, by id (first appearance). */
+  words: WordIds;
   ids: Int32Array;
   offsets: Int32Array;
   /** Where each line's tokens start, and a last entry at the end. */
@@ -70,20 +75,12 @@ interface EpisodeWords {
 }
 
 function episodeRows<T>(
-  lines: readonly (readonly string[])[],
+  lines: readonly (string | readonly string[])[],
   encoder: (lexemes: readonly string[]) => (row: RowWords) => T,
 ): { start: number; words: T }[] {
   const episode = episodeWords(lines);
   const { ids, offsets, lineStart } = episode;
-  // The lexemes in PostgreSQL's order (their UTF-8 bytes), so a row's lexemes sort as numbers.
-  // JavaScript's order is the same without code units from U+D800 up, where UTF-16 puts astral
-  // letters before U+E000 … U+FFFF and UTF-8 after.
-  const lexemes = [...episode.words];
-  lexemes.sort(lexemes.some((word) => HIGH_UNITS.test(word)) ? utf8Order : undefined);
-  const rank = new Int32Array(lexemes.length);
-  lexemes.forEach((word, k) => {
-    rank[episode.idOf.get(word)!] = k;
-  });
+  const { lexemes, rank } = lexemeOrder(episode.words.words);
   const encode = encoder(lexemes);
   const rows: { start: number; words: T }[] = [];
   // Scratch space of one row, reused: its tokens' ranks and positions, the ranks it holds, the
@@ -227,6 +224,71 @@ function withinBudget(row: RowWords): RowWords {
   };
 }
 
+/**
+ * The words in PostgreSQL's order (their UTF-8 bytes), so a row's lexemes sort as numbers, and the
+ * rank of each word id in it. Words of ASCII letters and digits only (the common case) sort as
+ * numbers holding their first PREFIX letters and their id, the few with the same first letters
+ * then as strings; others sort as strings.
+ */
+function lexemeOrder(words: readonly string[]): { lexemes: string[]; rank: Int32Array } {
+  const rank = new Int32Array(words.length);
+  const keys = words.length <= ID_MASK + 1 ? prefixKeys(words) : undefined;
+  if (keys === undefined) {
+    // JavaScript's order is UTF-8's without code units from U+D800 up, where UTF-16 puts astral
+    // letters before U+E000 … U+FFFF and UTF-8 after.
+    const lexemes = [...words];
+    lexemes.sort(lexemes.some((word) => HIGH_UNITS.test(word)) ? utf8Order : undefined);
+    const id = new Map(words.map((word, k) => [word, k]));
+    lexemes.forEach((word, k) => {
+      rank[id.get(word)!] = k;
+    });
+    return { lexemes, rank };
+  }
+  keys.sort();
+  const order = new Int32Array(words.length);
+  for (let k = 0; k < keys.length; k++) order[k] = keys[k]! % (ID_MASK + 1);
+  // Runs of words with the same first PREFIX letters, in string order.
+  for (let from = 0; from < keys.length; ) {
+    const prefix = Math.floor(keys[from]! / (ID_MASK + 1));
+    let to = from + 1;
+    while (to < keys.length && Math.floor(keys[to]! / (ID_MASK + 1)) === prefix) to++;
+    if (to - from > 1) order.subarray(from, to).sort((a, b) => (words[a]! < words[b]! ? -1 : 1));
+    from = to;
+  }
+  const lexemes = new Array<string>(words.length);
+  for (let k = 0; k < order.length; k++) {
+    lexemes[k] = words[order[k]!]!;
+    rank[order[k]!] = k;
+  }
+  return { lexemes, rank };
+}
+
+// A word's first PREFIX code units (0 past its end, 1–36 for 0–9 and a–z: their order) in base 37,
+// times 2^16, plus its id: exact in a double (37^7 · 2^16 < 2^53).
+const PREFIX = 7;
+const ID_MASK = 0xffff;
+const DIGIT = new Int8Array(128).fill(-1);
+for (let c = 0; c < 10; c++) DIGIT[48 + c] = 1 + c;
+for (let c = 0; c < 26; c++) DIGIT[97 + c] = 11 + c;
+
+/** Each word's sort key (above), or undefined when a word holds anything but ASCII letters and digits. */
+function prefixKeys(words: readonly string[]): Float64Array | undefined {
+  const keys = new Float64Array(words.length);
+  for (let id = 0; id < words.length; id++) {
+    const word = words[id]!;
+    let key = 0;
+    for (let i = 0; i < word.length; i++) {
+      const code = word.charCodeAt(i);
+      const digit = code < 128 ? DIGIT[code]! : -1;
+      if (digit < 0) return undefined;
+      if (i < PREFIX) key = key * 37 + digit;
+    }
+    for (let i = word.length; i < PREFIX; i++) key *= 37;
+    keys[id] = key * (ID_MASK + 1) + id;
+  }
+  return keys;
+}
+
 const HIGH_UNITS = /[\ud800-\uffff]/;
 const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
@@ -258,55 +320,143 @@ function rowCaps(episode: EpisodeWords, start: number, end: number): Map<number,
   return caps.size ? caps : undefined;
 }
 
-/** Each line's indexed words (their ids) and offsets: WORDS_PER_LINE words, 256 positions of each. */
-function episodeWords(lines: readonly (readonly string[])[]): EpisodeWords {
+/**
+ * Each line's indexed words (their ids) and offsets: WORDS_PER_LINE words, 256 positions of each.
+ * A line is its folded words, or its text, folded here as foldWords folds it: an ASCII text is
+ * scanned and its words interned without a string per word (docs/search.md, "Where the targets stand").
+ */
+function episodeWords(lines: readonly (string | readonly string[])[]): EpisodeWords {
   let most = 0;
-  for (const words of lines) most += Math.min(words.length, WORDS_PER_LINE);
+  // An ASCII text of n code units holds at most (n + 1) / 2 words.
+  for (const line of lines)
+    most += Math.min(typeof line === 'string' ? (line.length + 1) >> 1 : line.length, WORDS_PER_LINE);
+  const words = new WordIds();
   const episode: EpisodeWords = {
-    words: [],
-    idOf: new Map(),
+    words,
     ids: new Int32Array(most),
     offsets: new Int32Array(most),
     lineStart: new Int32Array(lines.length + 1),
   };
-  const { idOf } = episode;
-  // A word's count in the line being read (line k + 1 in `countedIn`), counted only in lines long
-  // enough to hold a word more than POSITIONS_PER_LINE times.
+  // A word's count in the line being read (line k + 1 in `countedIn`). A line of at most
+  // POSITIONS_PER_LINE words never holds a word more often: counting it changes nothing.
   const inLine = new Int32Array(most);
   const countedIn = new Int32Array(most);
   let t = 0;
+  /** Adds word `id` at `offset` of line k. */
+  const add = (id: number, k: number, offset: number) => {
+    if (countedIn[id] !== k + 1) {
+      countedIn[id] = k + 1;
+      inLine[id] = 0;
+    }
+    const n = ++inLine[id]!;
+    if (n > MAX_POSITIONS) return;
+    if (n > POSITIONS_PER_LINE) {
+      episode.frequent ??= new Map();
+      const frequent = episode.frequent.get(k) ?? new Set<number>();
+      episode.frequent.set(k, frequent.add(id));
+    }
+    episode.ids[t] = id;
+    episode.offsets[t++] = offset;
+  };
   for (let k = 0; k < lines.length; k++) {
-    const words = lines[k]!;
-    const counting = words.length > POSITIONS_PER_LINE;
-    const count = Math.min(words.length, WORDS_PER_LINE);
-    for (let offset = 0; offset < count; offset++) {
-      const word = words[offset]!;
-      let id = idOf.get(word);
-      if (id === undefined) {
-        if (!fitsLexeme(word)) continue;
-        id = episode.words.length;
-        idOf.set(word, id);
-        episode.words.push(word);
-      }
-      if (counting) {
-        if (countedIn[id] !== k + 1) {
-          countedIn[id] = k + 1;
-          inLine[id] = 0;
-        }
-        const n = ++inLine[id]!;
-        if (n > MAX_POSITIONS) continue;
-        if (n > POSITIONS_PER_LINE) {
-          episode.frequent ??= new Map();
-          const frequent = episode.frequent.get(k) ?? new Set<number>();
-          episode.frequent.set(k, frequent.add(id));
+    const line = lines[k]!;
+    if (typeof line === 'string' && isAscii(line)) {
+      // The words of an ASCII line: runs of ASCII_FOLD code units, hashed as they are read.
+      let offset = 0;
+      let from = -1;
+      let hash = 0;
+      for (let i = 0; i <= line.length && offset < WORDS_PER_LINE; i++) {
+        const folded = i < line.length ? ASCII_FOLD[line.charCodeAt(i)]! : 0;
+        if (folded !== 0) {
+          if (from < 0) {
+            from = i;
+            hash = HASH_SEED;
+          }
+          hash = Math.imul(hash ^ folded, HASH_PRIME);
+        } else if (from >= 0) {
+          if (i - from <= MAX_WORD_BYTES) add(words.ofAscii(line, from, i, hash), k, offset);
+          offset++;
+          from = -1;
         }
       }
-      episode.ids[t] = id;
-      episode.offsets[t++] = offset;
+    } else {
+      const folded = typeof line === 'string' ? foldWords(line) : line;
+      const count = Math.min(folded.length, WORDS_PER_LINE);
+      for (let offset = 0; offset < count; offset++) {
+        const word = folded[offset]!;
+        if (fitsLexeme(word)) add(words.of(word), k, offset);
+      }
     }
     episode.lineStart[k + 1] = t;
   }
   return episode;
+}
+
+// FNV-1a over a folded word's UTF-16 code units.
+const HASH_SEED = 0x811c9dc5 | 0;
+const HASH_PRIME = 0x01000193;
+
+/** The distinct words of an episode, by id (first appearance), in an open-addressing table of their hashes. */
+class WordIds {
+  readonly words: string[] = [];
+  private hashes = new Int32Array(1024);
+  // Each slot holds a word's id + 1, 0 when empty; at most half of them are used.
+  private slots = new Int32Array(2048);
+
+  /** The id of `word`, a new one when it is new. */
+  of(word: string): number {
+    let hash = HASH_SEED;
+    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), HASH_PRIME);
+    const mask = this.slots.length - 1;
+    for (let s = hash & mask; ; s = (s + 1) & mask) {
+      const id = this.slots[s]! - 1;
+      if (id < 0) return this.add(word, hash, s);
+      if (this.hashes[id] === hash && this.words[id] === word) return id;
+    }
+  }
+
+  /** The id of the ASCII word text[from, to) lower-cased, whose folded code units hash to `hash`. */
+  ofAscii(text: string, from: number, to: number, hash: number): number {
+    const mask = this.slots.length - 1;
+    for (let s = hash & mask; ; s = (s + 1) & mask) {
+      const id = this.slots[s]! - 1;
+      if (id < 0) return this.add(text.slice(from, to).toLowerCase(), hash, s);
+      if (this.hashes[id] === hash && sameFolded(this.words[id]!, text, from, to)) return id;
+    }
+  }
+
+  private add(word: string, hash: number, slot: number): number {
+    const id = this.words.length;
+    this.words.push(word);
+    if (id === this.hashes.length) {
+      const hashes = new Int32Array(2 * id);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+    }
+    this.hashes[id] = hash;
+    this.slots[slot] = id + 1;
+    if (2 * this.words.length > this.slots.length) this.grow();
+    return id;
+  }
+
+  private grow() {
+    const slots = new Int32Array(2 * this.slots.length);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.words.length; id++) {
+      let s = this.hashes[id]! & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = id + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+/** Whether `word` is the ASCII text[from, to) folded. */
+function sameFolded(word: string, text: string, from: number, to: number): boolean {
+  if (word.length !== to - from) return false;
+  for (let i = from; i < to; i++)
+    if (ASCII_FOLD[text.charCodeAt(i)] !== word.charCodeAt(i - from)) return false;
+  return true;
 }
 
 // A UTF-16 code unit is at most 3 UTF-8 bytes, so only long words need measuring.

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import type { Projection } from '../../src/subscriptions/projection.ts';
 import { linesInOrder } from '../transcripts/projection.ts';
-import { foldedLines, rowVectors, rowVectorsBinary } from './passages.ts';
+import { textRowVectors, textRowVectorsBinary } from './passages.ts';
 
 const NAME = 'search_passage_rows';
 // Rows per insert statement (about 2.5 episodes of 2,000 lines): large enough to amortise the
@@ -62,7 +62,7 @@ function tsvectorArray(items: readonly Buffer[]): Buffer {
 async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]) {
   // PostgreSQL takes the rows' words in binary form; PGlite sends every parameter as text.
   const binary = tx.kind === 'postgres';
-  const build = binary ? rowVectorsBinary : rowVectors;
+  const build = binary ? textRowVectorsBinary : textRowVectors;
   let ids: string[] = [];
   let starts: number[] = [];
   let words: (string | Buffer)[] = [];
@@ -84,7 +84,7 @@ async function insertRows(tx: Queryable, episodes: readonly EpisodeTranscribed[]
   try {
     for (const event of episodes) {
       const lines = linesInOrder(event);
-      for (const row of build(foldedLines(lines.map((line) => line.text)))) {
+      for (const row of build(lines.map((line) => line.text))) {
         ids.push(event.episode.id);
         starts.push(row.start);
         words.push(row.words);

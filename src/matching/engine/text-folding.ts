@@ -66,10 +66,23 @@ export function foldAstral(codePoint: number): string {
 
 for (let c = 0; c < 0x250; c++) classifyCodeUnit(c);
 
+/**
+ * Folding of ASCII text, as foldWords' ASCII path folds it: the folded code unit of each ASCII code
+ * unit of a word (a–z, 0–9, A–Z lower-cased), 0 for a separator (every other one).
+ */
+export const ASCII_FOLD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c).toLowerCase();
+  if (!ASCII_SEPARATORS.test(ch)) ASCII_FOLD[c] = ch.charCodeAt(0);
+}
+
+/** Whether foldWords folds `text` through its ASCII path (ASCII_FOLD). */
+export const isAscii = (text: string) => !NON_ASCII.test(text);
+
 /** The folded words of a name or text, in order: "O'Brien" → ["o", "brien"], "Zoë" → ["zoe"]. */
 export function foldWords(text: string): string[] {
   // ASCII folds to its lowercase letters and digits, the rest separators: a regex does it faster.
-  if (!NON_ASCII.test(text))
+  if (isAscii(text))
     return text
       .toLowerCase()
       .split(ASCII_SEPARATORS)
