@@ -174,10 +174,9 @@ export async function callTool(
 ): Promise<ToolResult> {
   if (tool.write && !caller.scopes.includes('mcp:write'))
     return problemResult('insufficient_scope', `${tool.name} needs scope mcp:write.`, 403);
-  let unknown: string[] | undefined;
-  for (const name of Object.keys(args))
-    if (!(name in tool.inputSchema.properties)) (unknown ??= []).push(name);
-  if (unknown)
+  const unknown: string[] = [];
+  for (const name of Object.keys(args)) if (!(name in tool.inputSchema.properties)) unknown.push(name);
+  if (unknown.length)
     return invalidArguments(
       `Unknown argument(s): ${unknown.join(', ')}.`,
       unknown.map((name) => ({ location: `arguments.${name}`, message: 'is not an argument of this tool' })),

@@ -264,7 +264,20 @@ describe('a tools/call answered past the SDK dispatch', () => {
 
 describe('a plain tools/call, used without the SDK schemas', () => {
   // Parts of messages, each near the edge of what the schemas accept or of what is plain.
-  const ids: unknown[] = [1, 0, -7, 'a', '', 1.5, 2 ** 60, Number.MAX_SAFE_INTEGER, null, Number.NaN, {}, undefined];
+  const ids: unknown[] = [
+    1,
+    0,
+    -7,
+    'a',
+    '',
+    1.5,
+    2 ** 60,
+    Number.MAX_SAFE_INTEGER,
+    null,
+    Number.NaN,
+    {},
+    undefined,
+  ];
   const names: unknown[] = ['earshot_echo', '', 5, null, undefined];
   const argumentSets: unknown[] = [
     { say: 'hi' },
@@ -284,7 +297,12 @@ describe('a plain tools/call, used without the SDK schemas', () => {
     null,
     undefined,
   ];
-  const extras: Record<string, unknown>[] = [{}, { _meta: { progressToken: 1 } }, { task: { ttl: 1 } }, { other: 1 }];
+  const extras: Record<string, unknown>[] = [
+    {},
+    { _meta: { progressToken: 1 } },
+    { task: { ttl: 1 } },
+    { other: 1 },
+  ];
 
   function randomMessage(random: () => number): Record<string, unknown> {
     const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
