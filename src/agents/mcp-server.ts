@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../http/app.ts';
 import type { AgentCaller } from './credentials.ts';
-import type { PostTransport } from './mcp-transport.ts';
+import { isPlainToolCall, type PostTransport, plain } from './mcp-transport.ts';
 import type { ToolSet } from './tool-table.ts';
 import { invalidArguments, type Tool, type ToolResult } from './tools.ts';
 
@@ -49,9 +49,6 @@ const SYSTEM_TOOLS = {
     },
   },
 } as const;
-
-const plain = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /**
  * A result of the shape earshot's tools build (docs/agents.md, "How a call runs"): `content`, text
@@ -165,21 +162,28 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (call, extra) =>
     answer(call.params, connectionOf(extra.requestId)),
   );
+  /** A well-formed `tools/call`'s params: those of a plain one as they are, else the schema's copy. */
+  const callParams = (message: JSONRPCRequest): CallToolRequest['params'] | undefined => {
+    if (isPlainToolCall(message)) return message.params;
+    const parsed = CallToolRequestSchema.safeParse(message);
+    return parsed.success && parsed.data.params.task === undefined ? parsed.data.params : undefined;
+  };
   /**
    * A well-formed `tools/call` answered without the SDK's per-message dispatch (docs/agents.md,
-   * "How a call runs"): checked once with the SDK's own CallToolRequestSchema, answered by the same
-   * handler, its result checked and its response built as the SDK's `Server` and `Protocol` do.
-   * Anything else (a malformed call, a task-augmented one) is left to the `Server`: undefined.
+   * "How a call runs"): checked once with the SDK's own CallToolRequestSchema (a plain one is known
+   * to pass unchanged), answered by the same handler, its result checked and its response built as
+   * the SDK's `Server` and `Protocol` do. Anything else (a malformed call, a task-augmented one) is
+   * left to the `Server`: undefined.
    */
   const toolCall = (
     message: JSONRPCRequest,
     connection: McpConnection,
   ): Promise<JSONRPCResponse> | undefined => {
     if (message.method !== CallToolRequestSchema.shape.method.value) return undefined;
-    const parsed = CallToolRequestSchema.safeParse(message);
-    if (!parsed.success || parsed.data.params.task !== undefined) return undefined;
+    const params = callParams(message);
+    if (!params) return undefined;
     const id = message.id;
-    return answer(parsed.data.params, connection)
+    return answer(params, connection)
       .then((result) => {
         if (unchanged(result)) return result;
         const checked = CallToolResultSchema.safeParse(result);

@@ -18,6 +18,43 @@ const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest =>
 const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification =>
   'method' in message && !('id' in message);
 
+/** An object literal's or JSON.parse's object: no class instance, no null prototype. */
+export const plain = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
+/** A `tools/call` as clients send it, in the shape `isPlainToolCall` admits. */
+export type PlainToolCall = JSONRPCRequest & {
+  method: 'tools/call';
+  params: { name: string; arguments?: Record<string, unknown> };
+};
+
+/**
+ * A `tools/call` of exactly the shape clients send (docs/agents.md, "How a call runs"): the four
+ * keys `jsonrpc: '2.0'`, an `id` (string or safe integer), `method`, and `params` holding only a
+ * string `name` and, if any, plain-object `arguments` (enumerable string keys, no own `__proto__`
+ * or `constructor`). Both SDK schemas it must pass, `JSONRPCMessageSchema` and
+ * `CallToolRequestSchema`, accept every such message and give back a copy equal to it, so it is used
+ * as it is; any other message goes through the schemas.
+ */
+export function isPlainToolCall(message: unknown): message is PlainToolCall {
+  if (!plain(message) || message.method !== 'tools/call' || message.jsonrpc !== '2.0') return false;
+  const { id, params } = message;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
+  if (Object.keys(message).length !== 4 || !('id' in message) || !plain(params)) return false;
+  if (typeof params.name !== 'string') return false;
+  const keys = Object.keys(params).length;
+  if (!Object.hasOwn(params, 'arguments')) return keys === 1;
+  const args = params.arguments;
+  return (
+    keys === 2 &&
+    plain(args) &&
+    !Object.hasOwn(args, '__proto__') &&
+    !Object.hasOwn(args, 'constructor') &&
+    Object.getOwnPropertySymbols(args).length === 0 &&
+    Object.getOwnPropertyNames(args).length === Object.keys(args).length
+  );
+}
+
 // The method first: parsing every message as an initialize would cost more than the rest.
 const isInitialize = (message: JSONRPCMessage) =>
   'method' in message && message.method === 'initialize' && isInitializeRequest(message);
@@ -55,6 +92,10 @@ export function readPost(
     return refusal(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
   const messages: JSONRPCMessage[] = [];
   for (const item of raw) {
+    if (isPlainToolCall(item)) {
+      messages.push(item);
+      continue;
+    }
     const parsed = JSONRPCMessageSchema.safeParse(item);
     if (!parsed.success) return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
     messages.push(parsed.data);

@@ -16,22 +16,42 @@ export interface McpDeps {
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** DNS-rebinding protection: the Host must be ours, and so must an Origin when a browser sends one. */
-function rebindingProblem(request: FastifyRequest, ours: URL) {
+function rebindingProblem(host: string | undefined, origin: string | undefined, ours: URL) {
   const hostname = (() => {
     try {
-      return new URL(`http://${request.headers.host ?? ''}`).hostname;
+      return new URL(`http://${host ?? ''}`).hostname;
     } catch {
       return undefined;
     }
   })();
   if (!hostname || (hostname !== ours.hostname && !LOOPBACK.has(hostname)))
-    return new ForbiddenError('invalid_host', `Host ${request.headers.host ?? '(none)'} is not served here.`);
-  const origin = request.headers.origin;
+    return new ForbiddenError('invalid_host', `Host ${host ?? '(none)'} is not served here.`);
   if (origin === undefined) return undefined;
   const originUrl = URL.canParse(origin) ? new URL(origin) : undefined;
   if (!originUrl || (originUrl.origin !== ours.origin && !LOOPBACK.has(originUrl.hostname)))
     return new ForbiddenError('invalid_origin', `Origin ${origin} may not call this MCP server.`);
   return undefined;
+}
+
+/**
+ * The Host and Origin pairs found ours, so a client's every POST is not parsed as URLs again.
+ * Only admitted pairs are kept, and at most ADMITTED_MAX: refused ones are checked every time.
+ */
+const ADMITTED_MAX = 256;
+function rebindingCheck(ours: URL) {
+  const admitted = new Set<string>();
+  return (request: FastifyRequest) => {
+    const { host, origin } = request.headers;
+    // Neither a Host nor an Origin holds a newline (node refuses it in a header value).
+    const pair = origin === undefined ? (host ?? '') : `${host ?? ''}\n${origin}`;
+    if (admitted.has(pair)) return undefined;
+    const problem = rebindingProblem(host, origin, ours);
+    if (!problem) {
+      if (admitted.size >= ADMITTED_MAX) admitted.clear();
+      admitted.add(pair);
+    }
+    return problem;
+  };
 }
 
 /** `/mcp`: the MCP server over Streamable HTTP, stateless, answering JSON (docs/agents.md). */
@@ -55,15 +75,15 @@ export function mcpRoutes(deps: McpDeps) {
     app.addHook('onClose', async () => server.close());
 
     const challenge = mcpChallenge(deps.publicBaseUrl);
-    const ours = new URL(deps.publicBaseUrl);
+    const rebinding = rebindingCheck(new URL(deps.publicBaseUrl));
 
     /**
      * The edge of /mcp, for every method: Host and Origin, the tool sets, then the credential.
      * Answers the refusal itself (403, 400, 401 with the discovery challenge) and returns undefined.
      */
     async function admit(request: FastifyRequest<{ Querystring: McpQuery }>, reply: FastifyReply) {
-      const rebinding = rebindingProblem(request, ours);
-      if (rebinding) return void sendProblem(reply, toProblem(rebinding, request));
+      const refused = rebinding(request);
+      if (refused) return void sendProblem(reply, toProblem(refused, request));
       const selected = selectSets(request.query.include, request.query.exclude);
       if (selected.unknown)
         return void sendProblem(

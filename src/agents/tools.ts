@@ -174,7 +174,8 @@ export async function callTool(
 ): Promise<ToolResult> {
   if (tool.write && !caller.scopes.includes('mcp:write'))
     return problemResult('insufficient_scope', `${tool.name} needs scope mcp:write.`, 403);
-  const unknown = Object.keys(args).filter((name) => !(name in tool.inputSchema.properties));
+  const unknown: string[] = [];
+  for (const name of Object.keys(args)) if (!(name in tool.inputSchema.properties)) unknown.push(name);
   if (unknown.length)
     return invalidArguments(
       `Unknown argument(s): ${unknown.join(', ')}.`,
@@ -196,27 +197,35 @@ export async function callTool(
       ]);
     path = path.replace(`:${param}`, encodeURIComponent(String(value)));
   }
-  const query = new URLSearchParams();
-  for (const name of route.queryParams) {
-    const value = args[name];
-    if (value !== undefined) query.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  let url = path;
+  if (route.queryParams.length) {
+    const query = new URLSearchParams();
+    for (const name of route.queryParams) {
+      const value = args[name];
+      if (value !== undefined) query.set(name, Array.isArray(value) ? value.join(',') : String(value));
+    }
+    if (query.size) url = `${path}?${query}`;
   }
-  const body = Object.fromEntries(
-    route.bodyParams.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]),
-  );
+  const post = route.method === 'POST';
   const delegation = app.delegate(caller.principal);
   try {
     const reply = await callRoute(app, {
       method: route.method,
-      url: query.size ? `${path}?${query}` : path,
+      url,
       headers: {
         ...delegation.headers,
         host: 'localhost',
         accept: 'application/json',
         'x-request-id': requestId,
-        ...(route.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+        ...(post && { 'content-type': 'application/json' }),
       },
-      ...(route.method === 'POST' ? { body: JSON.stringify(body) } : {}),
+      ...(post && {
+        body: JSON.stringify(
+          Object.fromEntries(
+            route.bodyParams.filter((name) => args[name] !== undefined).map((name) => [name, args[name]]),
+          ),
+        ),
+      }),
     });
     const type = String(reply.headers['content-type'] ?? '');
     if (!type.includes('json'))

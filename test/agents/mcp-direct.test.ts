@@ -1,12 +1,15 @@
 import {
+  CallToolRequestSchema,
   CallToolResultSchema,
   type JSONRPCMessage,
+  JSONRPCMessageSchema,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpServer, type McpConnection } from '../../src/agents/mcp-server.ts';
-import { PostTransport } from '../../src/agents/mcp-transport.ts';
+import { isPlainToolCall, PostTransport, readPost } from '../../src/agents/mcp-transport.ts';
 import type { Tool, ToolResult } from '../../src/agents/tools.ts';
+import { prng } from '../support/synthetic.ts';
 
 // A well-formed tools/call skips the SDK's per-message dispatch (docs/agents.md, "How a call
 // runs"): its answer must be the one the SDK Server gives, byte for byte, and everything else
@@ -256,5 +259,99 @@ describe('a tools/call answered past the SDK dispatch', () => {
       );
       expect(listed).toMatchObject({ id: 2, result: { tools: expect.any(Array) } });
     }
+  });
+});
+
+describe('a plain tools/call, used without the SDK schemas', () => {
+  // Parts of messages, each near the edge of what the schemas accept or of what is plain.
+  const ids: unknown[] = [
+    1,
+    0,
+    -7,
+    'a',
+    '',
+    1.5,
+    2 ** 60,
+    Number.MAX_SAFE_INTEGER,
+    null,
+    Number.NaN,
+    {},
+    undefined,
+  ];
+  const names: unknown[] = ['earshot_echo', '', 5, null, undefined];
+  const argumentSets: unknown[] = [
+    { say: 'hi' },
+    {},
+    { nested: { list: [1, 'two', null] }, n: 3 },
+    JSON.parse('{"2":1,"1":2,"b":3}'),
+    JSON.parse('{"__proto__":{"a":1},"b":2}'),
+    { constructor: 'x' },
+    { [Symbol('s')]: 1 },
+    Object.defineProperty({ a: 1 }, 'hidden', { value: 2, enumerable: false }),
+    Object.assign(Object.create(null), { a: 1 }),
+    new (class Args {
+      a = 1;
+    })(),
+    [1, 2],
+    'text',
+    null,
+    undefined,
+  ];
+  const extras: Record<string, unknown>[] = [
+    {},
+    { _meta: { progressToken: 1 } },
+    { task: { ttl: 1 } },
+    { other: 1 },
+  ];
+
+  function randomMessage(random: () => number): Record<string, unknown> {
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+    const params: Record<string, unknown> = { ...pick(extras) };
+    const name = pick(names);
+    if (name !== undefined) params.name = name;
+    const args = pick(argumentSets);
+    if (args !== undefined || random() < 0.2) params.arguments = args;
+    const message: Record<string, unknown> = {
+      jsonrpc: random() < 0.9 ? '2.0' : '1.0',
+      method: random() < 0.9 ? 'tools/call' : 'tools/list',
+      params: random() < 0.9 ? params : pick([null, [params], 'params']),
+    };
+    const id = pick(ids);
+    if (id !== undefined || random() < 0.5) message.id = id;
+    if (random() < 0.1) message.extra = true;
+    return message;
+  }
+
+  it('is one that both SDK schemas accept and give back unchanged, on seeded random messages', () => {
+    const random = prng(14);
+    let plain = 0;
+    let other = 0;
+    for (let i = 0; i < 30_000; i++) {
+      const message = randomMessage(random);
+      if (!isPlainToolCall(message)) {
+        other++;
+        continue;
+      }
+      plain++;
+      const asMessage = JSONRPCMessageSchema.safeParse(message);
+      expect(asMessage.success).toBe(true);
+      expect(asMessage.data).toStrictEqual(message);
+      const asCall = CallToolRequestSchema.safeParse(message);
+      expect(asCall.success).toBe(true);
+      expect(asCall.data?.params).toStrictEqual(message.params);
+    }
+    // Both kinds are drawn often enough to mean something.
+    expect(plain).toBeGreaterThan(250);
+    expect(other).toBeGreaterThan(20_000);
+  });
+
+  it('is what clients send, and readPost hands it on as it came', () => {
+    const sent = call(3, { name: 'earshot_echo', arguments: { say: 'hi' } });
+    expect(isPlainToolCall(sent)).toBe(true);
+    expect(isPlainToolCall(call('x', { name: 'earshot_catalog' }))).toBe(true);
+    const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const read = readPost(headers, [sent, { jsonrpc: '2.0', id: 4, method: 'ping' }]);
+    expect('messages' in read && read.messages[0]).toBe(sent);
+    expect(readPost(headers, { ...sent, id: 1.5 })).toMatchObject({ refused: { status: 400 } });
   });
 });
