@@ -325,7 +325,9 @@ function rowCaps(episode: EpisodeWords, start: number, end: number): Map<number,
  * A line is its folded words, or its text, folded here as foldWords folds it: an ASCII text is
  * scanned and its words interned without a string per word (docs/search.md, "Where the targets stand").
  */
-function episodeWords(lines: readonly (string | readonly string[])[]): EpisodeWords {
+function episodeWords(given: readonly (string | readonly string[])[]): EpisodeWords {
+  // Other text is folded first: one code unit can fold to several words ("ﷺ" to four).
+  const lines = given.map((line) => (typeof line === 'string' && !isAscii(line) ? foldWords(line) : line));
   let most = 0;
   // An ASCII text of n code units holds at most (n + 1) / 2 words.
   for (const line of lines)
@@ -360,7 +362,7 @@ function episodeWords(lines: readonly (string | readonly string[])[]): EpisodeWo
   };
   for (let k = 0; k < lines.length; k++) {
     const line = lines[k]!;
-    if (typeof line === 'string' && isAscii(line)) {
+    if (typeof line === 'string') {
       // The words of an ASCII line: runs of ASCII_FOLD code units, hashed as they are read.
       let offset = 0;
       let from = -1;
@@ -380,10 +382,9 @@ function episodeWords(lines: readonly (string | readonly string[])[]): EpisodeWo
         }
       }
     } else {
-      const folded = typeof line === 'string' ? foldWords(line) : line;
-      const count = Math.min(folded.length, WORDS_PER_LINE);
+      const count = Math.min(line.length, WORDS_PER_LINE);
       for (let offset = 0; offset < count; offset++) {
-        const word = folded[offset]!;
+        const word = line[offset]!;
         if (fitsLexeme(word)) add(words.of(word), k, offset);
       }
     }

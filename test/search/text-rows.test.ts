@@ -65,6 +65,15 @@ describe('index rows built from the lines’ texts', () => {
     }
     expect(rows).toBeGreaterThan(150);
   });
+
+  it('hold every word of lines that fold to more words than they have code units', () => {
+    // "ﷺ" is one code unit and folds to four words: no count from a text's length may size them.
+    const lines = Array.from({ length: 30 }, (_, k) => (k % 3 ? 'ﷺ' : 'ﷺaﷺ'));
+    const folded = foldedLines(lines);
+    expect(folded[1]).toHaveLength(4);
+    expect(textRowVectors(lines)).toEqual(rowVectors(folded));
+    expect(textRowVectorsBinary(lines)).toEqual(rowVectorsBinary(folded));
+  });
 });
 
 /** ASCII episodes whose words share long prefixes (7 letters and more) and differ after them. */
