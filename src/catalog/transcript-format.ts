@@ -21,7 +21,16 @@ export interface LineWindow {
   lastLine?: number;
 }
 
-export function narrowLines(lines: readonly StoredLine[], w: LineWindow): StoredLine[] {
+/** The lines the window admits, in order; the same array when nothing narrows it (no copy of a whole transcript). */
+export function narrowLines(lines: readonly StoredLine[], w: LineWindow): readonly StoredLine[] {
+  if (
+    w.speaker === undefined &&
+    w.start === undefined &&
+    w.end === undefined &&
+    w.firstLine === undefined &&
+    w.lastLine === undefined
+  )
+    return lines;
   const speaker = w.speaker?.trim().toLowerCase();
   return lines.filter(
     (line) =>

@@ -61,14 +61,11 @@ export interface TranscriptPart {
 
 /** Narrows the lines by speaker and time, then answers in the requested format. */
 export function sendTranscript(reply: FastifyReply, part: TranscriptPart, query: TranscriptQuery) {
-  const lines =
-    query.speaker === undefined && query.start === undefined && query.end === undefined
-      ? part.lines
-      : narrowLines(part.lines, {
-          ...(query.speaker === undefined ? {} : { speaker: query.speaker }),
-          ...(query.start === undefined ? {} : { start: query.start }),
-          ...(query.end === undefined ? {} : { end: query.end }),
-        });
+  const lines = narrowLines(part.lines, {
+    ...(query.speaker === undefined ? {} : { speaker: query.speaker }),
+    ...(query.start === undefined ? {} : { start: query.start }),
+    ...(query.end === undefined ? {} : { end: query.end }),
+  });
   const whole = !part.excerpt && lines.length === part.lines.length;
   if (query.format !== 'dialogue') {
     const format = query.format;
