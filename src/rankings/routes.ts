@@ -9,6 +9,7 @@ import {
   type RankPosition,
   rankingHistory,
 } from '../../projections/chart_captures/queries.ts';
+import { assertRange } from '../catalog/params.ts';
 import { compact } from '../entities/routes.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import type { CursorCodec } from '../http/cursor.ts';
@@ -234,10 +235,7 @@ export async function rankingRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { min_rank: minRank, max_rank: maxRank, limit, cursor } = request.query;
-      if (minRank > maxRank)
-        throw new ValidationError('invalid_parameter', 'min_rank must not exceed max_rank.', [
-          { location: 'query.min_rank', message: `is greater than max_rank ${maxRank}`, value: minRank },
-        ]);
+      assertRange(minRank, maxRank, 'min_rank', 'max_rank');
       const selector = chartOf(request.query);
       const key = { ...selector, minRank, maxRank };
       const after = positionOf<{ q: typeof key; at: string; r: number }>(app.cursors, cursor, key);

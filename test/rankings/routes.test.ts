@@ -259,7 +259,7 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
       const response = await get('/v1/podcasts/rankings', { min_rank: '10', max_rank: '5' });
       expect(response.statusCode).toBe(422);
       expect(response.json()).toMatchObject({
-        error_code: 'invalid_parameter',
+        error_code: 'invalid_range',
         errors: [{ location: 'query.min_rank', value: 10 }],
       });
     });
