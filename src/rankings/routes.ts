@@ -9,7 +9,8 @@ import {
   type RankPosition,
   rankingHistory,
 } from '../../projections/chart_captures/queries.ts';
-import { assertRange } from '../catalog/params.ts';
+import { assertRange, instantOf } from '../catalog/params.ts';
+import { idParams, instant } from '../catalog/schemas.ts';
 import { compact } from '../entities/routes.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import type { CursorCodec } from '../http/cursor.ts';
@@ -92,12 +93,6 @@ const chartQuery = {
   chart_type: { type: 'string', minLength: 1, maxLength: 100, default: 'top_podcasts' },
   country: { type: 'string', pattern: '^[A-Za-z]{2}$', default: 'us' },
   category_slug: { type: 'string', minLength: 1, maxLength: 200 },
-} as const;
-
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
 } as const;
 
 interface PageQuery {
@@ -332,8 +327,8 @@ export async function rankingRoutes(app: FastifyInstance) {
             source: { enum: ['apple', 'spotify', 'youtube'] },
             country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
             category_slug: chartQuery.category_slug,
-            since: time,
-            until: time,
+            since: instant,
+            until: instant,
             ...rankingsPage,
           },
         },
@@ -348,14 +343,16 @@ export async function rankingRoutes(app: FastifyInstance) {
           'category_slug needs source: categories belong to one source.',
           [{ location: 'query.category_slug', message: 'requires source', value: categorySlug }],
         );
+      const [from, to] = [instantOf(since), instantOf(until)];
+      assertRange(from, to, 'since', 'until');
       const podcastId = await podcastIdOf(app, request.params.id);
       const filter = {
         podcastId,
         source: source ?? null,
         country: country?.toLowerCase() ?? null,
         categorySlug: categorySlug ?? null,
-        since: since ?? null,
-        until: until ?? null,
+        since: from?.toISOString() ?? null,
+        until: to?.toISOString() ?? null,
       };
       const after = positionOf<{ q: typeof filter; at: HistoryPosition }>(app.cursors, cursor, filter);
       const rows = await rankingHistory(app.db, filter, {

@@ -377,6 +377,10 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
         ['spotify', null, '2026-11-17', 7, true],
       ]);
       expect(await history(APPLE_ID, { source: 'apple', country: 'us' })).toHaveLength(4);
+      // A date is midnight UTC, as everywhere in the catalog.
+      expect(await history('pod-a', { since: '2026-11-05', until: '2026-11-18' })).toEqual(
+        await history('pod-a', { since: '2026-11-05T00:00:00Z', until: '2026-11-18T00:00:00Z' }),
+      );
     });
 
     it('pages through the history', async () => {
@@ -393,7 +397,7 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
       expect(dates).toEqual(['2026-11-01', '2026-11-10', '2026-11-17', '2026-11-18', '2026-11-18']);
     });
 
-    it('refuses category_slug without source with 422, bad dates with 400, unknown podcasts with 404', async () => {
+    it('refuses category_slug without source with 422, bad dates with 400, since after until with 422, unknown podcasts with 404', async () => {
       const orphan = await get('/v1/podcasts/pod-a/rankings/history', { category_slug: 'technology' });
       expect(orphan.statusCode).toBe(422);
       expect(orphan.json()).toMatchObject({
@@ -403,6 +407,15 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
       const badDate = await get('/v1/podcasts/pod-a/rankings/history', { since: 'yesterday' });
       expect(badDate.statusCode).toBe(400);
       expect(badDate.json().errors[0].location).toBe('query.since');
+      const reversed = await get('/v1/podcasts/pod-a/rankings/history', {
+        since: '2026-11-18',
+        until: '2026-11-05',
+      });
+      expect(reversed.statusCode).toBe(422);
+      expect(reversed.json()).toMatchObject({
+        error_code: 'invalid_range',
+        errors: [{ location: 'query.since' }],
+      });
       expect((await get('/v1/podcasts/nope/rankings/history')).json()).toMatchObject({
         status: 404,
         error_code: 'podcast_not_found',
