@@ -5,7 +5,7 @@ import { domainOf, type EntityRow, type MatchQuality } from './queries.ts';
 /** People and companies are the PERSON and COMPANY rows of the entities read model (docs/knowledge-graph.md). */
 type Wire = EntityUpserted['entity'];
 export interface KnowledgeRow extends Omit<EntityRow, 'company' | 'person'> {
-  company: (NonNullable<Wire['company']> & { id?: string }) | null;
+  company: NonNullable<Wire['company']> | null;
   person: (NonNullable<Wire['person']> & { id?: string }) | null;
   external_links: NonNullable<Wire['external_links']>;
   match_quality?: MatchQuality;
@@ -101,7 +101,11 @@ export async function listCompanies(db: Queryable, filter: CompanyFilter): Promi
   return rows.map(withQuality(filter.q));
 }
 
-/** A company by its id (entity or company id), its domain, or its entity slug. */
+/**
+ * The company a company reference names, wherever a company is addressed: its entity id, its
+ * company.id, its domain (domainOf; the newest holder), or its entity slug (the first claimant), in
+ * that order (docs/knowledge-graph.md, Identifiers).
+ */
 export async function findCompany(db: Queryable, id: string): Promise<KnowledgeRow | null> {
   const { rows } = await db.query<KnowledgeRow>(
     `select ${COLUMNS} from entities e where e.id = $1::text and e.entity_type = 'COMPANY'

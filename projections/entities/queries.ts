@@ -28,7 +28,7 @@ export const companyImage = (company: EntityRow['company'], entityImage: string 
 const COLUMNS =
   'id, slug, name, entity_type, aliases, description, image_url, wikipedia_url, company, person';
 
-/** A website domain as stored entities are matched on it: lower case, without scheme, www. or path. */
+/** The domain form of a company reference, as stored domains are matched: lower case, without scheme, www. or path. */
 export const domainOf = (text: string) =>
   text
     .trim()

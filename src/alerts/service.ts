@@ -1,4 +1,5 @@
 import { findDisableToken } from '../../projections/alerts/queries.ts';
+import { findCompany } from '../../projections/entities/knowledge.ts';
 import { findEntity } from '../../projections/entities/queries.ts';
 import { liveChatConnections } from '../chat/connections.ts';
 import type { Db, Queryable } from '../db/db.ts';
@@ -35,10 +36,14 @@ export interface EntityDirectory {
   resolve(ref: EntityRef): Promise<EntityRef | null>;
 }
 
-/** The entities read model as the directory: id or slug, and the type must agree. */
+/**
+ * The entities read model as the directory: a company by a company reference (findCompany), any
+ * other entity by id or slug; the type must agree.
+ */
 export const entitiesReadModel = (db: Queryable): EntityDirectory => ({
   async resolve(ref) {
-    const row = await findEntity(db, ref.entityId);
+    const row =
+      ref.entityType === 'COMPANY' ? await findCompany(db, ref.entityId) : await findEntity(db, ref.entityId);
     return row && row.entity_type === ref.entityType
       ? { entityType: row.entity_type, entityId: row.id }
       : null;

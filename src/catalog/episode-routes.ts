@@ -8,6 +8,7 @@ import {
   listEpisodes,
 } from '../../projections/catalog-episodes/queries.ts';
 import { listClips } from '../../projections/clips/queries.ts';
+import { findCompany } from '../../projections/entities/knowledge.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
 import { listSegments } from '../../projections/segments/queries.ts';
 import type { Queryable } from '../db/db.ts';
@@ -17,7 +18,7 @@ import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
 import { episodePage, segmentPage } from './pages.ts';
 import { assertRange, instantOf, listOf } from './params.ts';
-import { companyEntityIds, entityIdsOf, entityReferences } from './references.ts';
+import { entityIdsOf, entityReferences } from './references.ts';
 import type { responseCache } from './response-cache.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
 import { SharedReads } from './shared-reads.ts';
@@ -136,9 +137,9 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         let entityIds: string[] | undefined;
         if (q.entity_id !== undefined) entityIds = await entityIdsOf(app.db, q.entity_id);
         if (q.company_id !== undefined) {
-          const companies = await companyEntityIds(app.db, q.company_id);
-          entityIds = entityIds ? entityIds.filter((id) => companies.includes(id)) : companies;
-          if (entityIds.length === 0) return empty;
+          const company = await findCompany(app.db, q.company_id);
+          if (!company || (entityIds && !entityIds.includes(company.id))) return empty;
+          entityIds = [company.id];
         }
         const after = q.cursor ? app.cursors.decode<{ p: string; i: string }>(q.cursor) : undefined;
         const rows = await listEpisodes(

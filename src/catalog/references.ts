@@ -12,18 +12,6 @@ export async function entityIdsOf(db: Queryable, ref: string): Promise<string[]>
   return [...new Set([ref, ...rows.map((row) => row.id)])];
 }
 
-/** SQL: the ids of the company entities reference `ref` names, by id, by domain (case-insensitive), or by entity slug. */
-export const companyIdsSql = (ref: string) =>
-  `select id from entities
-    where entity_type = 'COMPANY'
-      and (id = ${ref} or slug = ${ref} or lower(company->>'domain') = lower(${ref}))`;
-
-/** The company entities a reference names (companyIdsSql). */
-export async function companyEntityIds(db: Queryable, ref: string): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(companyIdsSql('$1::text'), [ref]);
-  return rows.map((row) => row.id);
-}
-
 export interface EntityReference {
   id: string;
   name: string;

@@ -25,6 +25,8 @@ export interface EntityUpserted {
     image_url?: string;
     wikipedia_url?: string;
     company?: {
+      /** The producer's own company id; it addresses the company as well (docs/knowledge-graph.md). */
+      id?: string;
       domain?: string;
       ticker?: string;
       cik?: string;

@@ -6,11 +6,13 @@ import { parseKeywords } from './keywords.ts';
 import {
   type EntityParameter,
   entityTypeOf,
+  MENTION_ENTITY_PARAMETERS,
   type ResolvedEntity,
   resolveEntity,
   resolveEpisode,
   resolvePodcast,
   roleOf,
+  SEARCH_ENTITY_PARAMETERS,
 } from './references.ts';
 
 /** The filter parameters shared by search, mentions and their timeseries (docs/search.md). */
@@ -34,10 +36,16 @@ export interface Filters {
 }
 
 /**
- * Validates and resolves the filters; `speaking` says whether an entity's episodes include those it
- * only speaks in (search) or only those that mention it (mentions).
+ * Validates and resolves the filters of episode search or of mentions (docs/search.md): their entity
+ * parameters differ (mentions also take company_id), and an entity's episodes are, for search,
+ * those that mention it or where it speaks; for mentions, only those that mention it.
  */
-export async function resolveFilters(db: Queryable, q: FilterQuery, speaking: boolean): Promise<Filters> {
+export async function resolveFilters(
+  db: Queryable,
+  q: FilterQuery,
+  surface: 'search' | 'mentions',
+): Promise<Filters> {
+  const speaking = surface === 'search';
   const since = instantOf(q.since);
   const until = instantOf(q.until);
   assertRange(since, until, 'since', 'until');
@@ -47,7 +55,7 @@ export async function resolveFilters(db: Queryable, q: FilterQuery, speaking: bo
       : { terms: parseKeywords(q.keyword_search), all: q.keyword_match !== 'ranked' };
   // The references are resolved at once; their errors come in this order all the same.
   const [resolved, podcast, episode] = await Promise.allSettled([
-    resolveEntity(db, q),
+    resolveEntity(db, q, speaking ? SEARCH_ENTITY_PARAMETERS : MENTION_ENTITY_PARAMETERS),
     resolvePodcast(db, q.podcast_id),
     resolveEpisode(db, q.episode_id),
   ]);

@@ -1,22 +1,18 @@
 import { findCatalogEpisode } from '../../projections/catalog-episodes/queries.ts';
+import { findCompany } from '../../projections/entities/knowledge.ts';
 import { type EntityRow, findEntityOfId } from '../../projections/entities/queries.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
 import type { Term } from '../../projections/search-passages/passages.ts';
-import { companyIdsSql } from '../catalog/references.ts';
 import type { Queryable } from '../db/db.ts';
 import { UnresolvedReferenceError, ValidationError } from '../errors.ts';
 import { normaliseSpeakerRole, SPEAKER_ROLES } from '../matching/engine/roles.ts';
 import { foldWords } from '../matching/engine/text-folding.ts';
 
-/** The entity reference parameters, each with the entities it can name. */
-export const ENTITY_PARAMETERS = [
-  'entity_id',
-  'entity_slug',
-  'person_slug',
-  'company_slug',
-  'company_id',
-] as const;
-export type EntityParameter = (typeof ENTITY_PARAMETERS)[number];
+/** The entity reference parameters of episode search and its timeseries. */
+export const SEARCH_ENTITY_PARAMETERS = ['entity_id', 'entity_slug', 'person_slug', 'company_slug'] as const;
+/** The entity reference parameters of mentions and their timeseries: search's and a company reference. */
+export const MENTION_ENTITY_PARAMETERS = [...SEARCH_ENTITY_PARAMETERS, 'company_id'] as const;
+export type EntityParameter = (typeof MENTION_ENTITY_PARAMETERS)[number];
 export const ENTITY_TYPES = ['PERSON', 'COMPANY', 'KNOWLEDGE_GRAPH_ENTITY'] as const;
 
 const ENTITY_LOOKUP = {
@@ -36,8 +32,10 @@ export interface ResolvedEntity {
 }
 
 /** SQL and parameters: the id of the entity the parameter's value names, the newest first. */
-function entityIdQuery(parameter: EntityParameter, value: string): [string, unknown[]] {
-  if (parameter === 'company_id') return [companyIdsSql('$1::text'), [value]];
+function entityIdQuery(
+  parameter: Exclude<EntityParameter, 'company_id'>,
+  value: string,
+): [string, unknown[]] {
   const column = parameter === 'entity_id' ? 'id' : 'slug';
   const type = parameter === 'person_slug' ? 'PERSON' : parameter === 'company_slug' ? 'COMPANY' : null;
   return [
@@ -47,12 +45,16 @@ function entityIdQuery(parameter: EntityParameter, value: string): [string, unkn
   ];
 }
 
-/** The one entity the query names, or undefined; 422 when two are named or the one named is unknown. */
+/**
+ * The one entity the query names with one of `parameters`, or undefined; 422 when two are named or
+ * the one named is unknown. A company_id is a company reference (findCompany, docs/knowledge-graph.md).
+ */
 export async function resolveEntity(
   db: Queryable,
   query: Partial<Record<EntityParameter, string>>,
+  parameters: readonly EntityParameter[],
 ): Promise<ResolvedEntity | undefined> {
-  const given = ENTITY_PARAMETERS.filter((p) => query[p] !== undefined);
+  const given = parameters.filter((p) => query[p] !== undefined);
   if (given.length === 0) return undefined;
   if (given.length > 1)
     throw new ValidationError('conflicting_parameters', `Name one entity: ${given.join(', ')} were given.`, [
@@ -64,7 +66,10 @@ export async function resolveEntity(
     ]);
   const parameter = given[0]!;
   const value = query[parameter]!;
-  const entity = await findEntityOfId(db, ...entityIdQuery(parameter, value));
+  const entity =
+    parameter === 'company_id'
+      ? await findCompany(db, value)
+      : await findEntityOfId(db, ...entityIdQuery(parameter, value));
   if (entity === null) throw unresolved(parameter, value);
   const names = new Map<string, Term>();
   for (const name of [entity.name, ...entity.aliases]) {

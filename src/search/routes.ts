@@ -19,7 +19,7 @@ import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
 import { around, entityMentions, mentionItem, nameDetector, searchItem } from './items.ts';
 import { loadEpisodes } from './parts.ts';
-import { ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
+import { MENTION_ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
 import {
   episodeTimeseriesQuerySchema,
   mentionsPageSchema,
@@ -61,9 +61,11 @@ const semanticSeriesNote =
 /** 422 entity_required: mention endpoints are about one entity. */
 function requireEntity(filters: Filters) {
   if (filters.entity !== undefined) return filters.entity;
-  throw new ValidationError('entity_required', `Name the entity: one of ${ENTITY_PARAMETERS.join(', ')}.`, [
-    { location: 'query.entity_id', message: 'one entity parameter is required' },
-  ]);
+  throw new ValidationError(
+    'entity_required',
+    `Name the entity: one of ${MENTION_ENTITY_PARAMETERS.join(', ')}.`,
+    [{ location: 'query.entity_id', message: 'one entity parameter is required' }],
+  );
 }
 
 /**
@@ -125,7 +127,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
       },
       async (request) => {
         const q = request.query;
-        const filters = await resolveFilters(app.db, q, true);
+        const filters = await resolveFilters(app.db, q, 'search');
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
         if (q.semantic_search !== undefined)
@@ -207,7 +209,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
       },
       async (request) => {
         const q = request.query;
-        const filters = await resolveFilters(app.db, q, true);
+        const filters = await resolveFilters(app.db, q, 'search');
         if (q.semantic_search === undefined) return timeseries(app, filters, q.interval, deps.now());
         const on = enabled(semantic, q.semantic_search);
         const until = filters.scope.until ?? deps.now();
@@ -232,7 +234,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
       },
       async (request) => {
         const q = request.query;
-        const filters = await resolveFilters(app.db, q, false);
+        const filters = await resolveFilters(app.db, q, 'mentions');
         const entity = requireEntity(filters);
         const after = q.cursor ? app.cursors.decode<MentionPosition>(q.cursor) : undefined;
         const rows = await mentionEpisodes(app.db, filters.scope, q.limit + 1, after);
@@ -289,7 +291,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
         },
       },
       async (request) => {
-        const filters = await resolveFilters(app.db, request.query, false);
+        const filters = await resolveFilters(app.db, request.query, 'mentions');
         requireEntity(filters);
         return timeseries(app, filters, request.query.interval, deps.now());
       },

@@ -87,7 +87,9 @@ export const episodeTimeseriesQuerySchema = {
 
 const mentionParams = {
   ...scopeParams,
-  company_id: ref('A company id, domain or entity slug.'),
+  company_id: ref(
+    'A company: entity id, company.id, domain (any case; scheme, www. and path ignored) or entity slug.',
+  ),
 } as const;
 
 export const mentionsQuerySchema = {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshLeaderboardSnapshots } from '../../src/advertising/leaderboard.ts';
 import { entityEvent } from '../fixtures/events.ts';
+import { companyReferences } from '../support/company-refs.ts';
 import { type AdvertisingHarness, advertisingHarness, episodeWith } from './support.ts';
 
 const URL = '/v1/podcasts/advertising/leaderboard';
@@ -169,9 +170,9 @@ describe('advertising leaderboard', () => {
     ]);
   });
 
-  it('narrows to one company (by domain or entity slug) and to one publisher', async () => {
-    for (const company of ['acme.com', 'acme', 'c-acme'])
-      expect(ids(await board({ company_id: company }))).toEqual(['sp-a', 'sp-b']);
+  it('narrows to one company (by any company reference) and to one publisher', async () => {
+    for (const company of companyReferences({ id: 'c-acme', slug: 'acme', domain: 'acme.com' }))
+      expect(ids(await board({ company_id: company })), company).toEqual(['sp-a', 'sp-b']);
     expect(ids(await board({ publisher_id: 'pub-x' }))).toEqual(['sp-b', 'sp-e', 'sp-f', 'sp-g']);
   });
 

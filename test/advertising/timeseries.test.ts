@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityEvent } from '../fixtures/events.ts';
+import { companyReferences } from '../support/company-refs.ts';
 import { type AdvertisingHarness, advertisingHarness, episodeWith } from './support.ts';
 
 const URL = '/v1/podcasts/advertising/timeseries';
+const ACME = { id: 'c-acme', slug: 'acme', domain: 'acme.com' };
 let h: AdvertisingHarness;
 
 interface Series {
@@ -215,6 +217,24 @@ describe('advertising timeseries', () => {
     });
     const interval = await h.get(URL, { company_id: 'acme', interval: 'year' });
     expect(interval.statusCode).toBe(400);
+  });
+});
+
+describe('a company reference', () => {
+  it('names the company in any form on the timeseries and the presence endpoint', async () => {
+    for (const company of companyReferences(ACME)) {
+      const s = await series({ company_id: company, since: '2026-11-01', until: '2026-11-20' });
+      expect(s, company).toMatchObject({ company_id: 'c-acme', total_ads: 4 });
+      const presence = await h.get(`/v1/companies/${encodeURIComponent(company)}/podcast/advertising`);
+      expect(presence.statusCode, company).toBe(200);
+      expect(presence.json()).toMatchObject({ company_id: 'c-acme', total_ads: 4 });
+    }
+    const unknown = await h.get(URL, { company_id: 'https://www.nobody.example/' });
+    expect(unknown.json()).toMatchObject({
+      status: 422,
+      error_code: 'unresolved_reference',
+      errors: [{ location: 'query.company_id' }],
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityEvent } from '../fixtures/events.ts';
+import { companyReferences } from '../support/company-refs.ts';
 import { parseSrt, parseVtt } from './subtitles.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
 
@@ -88,6 +89,8 @@ const fullEpisode = (occurredAt = '2026-11-20T10:00:00Z') =>
     episode: { slug: 'chips-with-jensen', episode_number: 42, audio_url: 'https://a.example/ep.mp3' },
   });
 
+const NVIDIA = { id: 'ent-nvidia', slug: 'nvidia', companyId: 'c-nvidia', domain: 'nvidia.com' };
+
 describe('episodes, transcripts, segments and clips', () => {
   let h: CatalogHarness;
 
@@ -100,7 +103,7 @@ describe('episodes, transcripts, segments and clips', () => {
         slug: 'nvidia',
         name: 'NVIDIA',
         entity_type: 'COMPANY',
-        company: { domain: 'nvidia.com' },
+        company: { id: 'c-nvidia', domain: 'nvidia.com' },
       }),
       podcastEvent({ id: 'pod-1', title: 'Chip Talk', slug: 'chip-talk', directory_ids: { apple: '42' } }),
       fullEpisode(),
@@ -216,9 +219,12 @@ describe('episodes, transcripts, segments and clips', () => {
     expect(await ids({ podcast_id: '42' })).toEqual(['ep-full', 'ep-5', 'ep-3', 'ep-1']);
     expect(await ids({ podcast_id: 'unknown' })).toEqual([]);
     expect(await ids({ entity_id: 'jensen-huang' })).toEqual(['ep-full']);
-    expect(await ids({ company_id: 'nvidia.com' })).toEqual(['ep-full']);
-    expect(await ids({ company_id: 'nvidia' })).toEqual(['ep-full']);
+    for (const company of companyReferences(NVIDIA))
+      expect(await ids({ company_id: company }), company).toEqual(['ep-full']);
+    expect(await ids({ company_id: 'nvidia', entity_id: 'ent-nvidia' })).toEqual(['ep-full']);
+    expect(await ids({ company_id: 'nvidia', entity_id: 'jensen-huang' })).toEqual([]);
     expect(await ids({ company_id: 'jensen-huang' })).toEqual([]);
+    expect(await ids({ company_id: 'nobody.example' })).toEqual([]);
     expect(await ids({ has_transcript: 'false' })).toEqual(['ep-5', 'ep-4', 'ep-3']);
     expect(await ids({ min_duration: '1800', max_duration: '3000' })).toEqual(['ep-4', 'ep-3', 'ep-2']);
     expect(await ids({ published_after: '2026-10-03', published_before: '2026-10-05' })).toEqual([

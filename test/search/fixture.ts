@@ -73,7 +73,7 @@ export const entities = [
     name: 'Nvidia',
     slug: 'nvidia',
     entity_type: 'COMPANY',
-    company: { domain: 'nvidia.com' },
+    company: { id: 'c-nvidia', domain: 'nvidia.com' },
   }),
   entityEvent({
     id: 'ent-sg',

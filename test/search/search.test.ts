@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
+import { companyReferences } from '../support/company-refs.ts';
 import { ada, entities, epFox, epNear, epSg } from './fixture.ts';
 import { type SearchHarness, searchHarness } from './support.ts';
 
 const SEARCH = '/v1/podcasts/episodes/search';
+const NVIDIA = { id: 'ent-nvidia', slug: 'nvidia', companyId: 'c-nvidia', domain: 'nvidia.com' };
 let h: SearchHarness;
 
 beforeAll(async () => {
@@ -211,6 +213,27 @@ describe('filters', () => {
     expect(range.body.error_code).toBe('invalid_range');
   });
 
+  it('takes no company_id on episode search and its timeseries (company_slug names a company there)', async () => {
+    const openapi = (await h.app.inject({ url: '/openapi.json' })).json();
+    const names = (path: string) =>
+      openapi.paths[path].get.parameters.map((p: { name: string }) => p.name) as string[];
+    for (const path of [SEARCH, '/v1/podcasts/episodes/timeseries'])
+      expect(names(path)).not.toContain('company_id');
+    for (const path of ['/v1/podcasts/mentions', '/v1/podcasts/mentions/timeseries'])
+      expect(names(path)).toContain('company_id');
+    const all = await ids({ keyword_search: 'chips' });
+    expect(all).toHaveLength(3);
+    expect(await ids({ keyword_search: 'chips', company_id: 'nobody.example' })).toEqual(all);
+    const series = await h.json('/v1/podcasts/episodes/timeseries', {
+      keyword_search: 'chips',
+      company_id: 'nobody.example',
+      interval: 'month',
+      since: '2026-09-01',
+      until: '2026-12-01',
+    });
+    expect(series.body.total_episodes).toBe(3);
+  });
+
   it('describes semantic_search in /openapi.json; with semantic search off it answers 422 semantic_search_disabled', async () => {
     for (const url of [SEARCH, '/v1/podcasts/episodes/timeseries']) {
       const { status, body } = await h.json(url, { semantic_search: 'chip makers', since: '2026-01-01' });
@@ -248,6 +271,31 @@ describe('mentions', () => {
     const narrow = await h.json(MENTIONS, { company_id: 'nvidia.com', context_lines: '0' });
     expect(narrow.body.data[0].windows[0].lines.map((l: { number: number }) => l.number)).toEqual([4]);
     expect((await h.json(MENTIONS, { entity_id: 'ent-nvidia', context_lines: '21' })).status).toBe(400);
+  });
+
+  it('names a company by any company reference on mentions and their timeseries; unknown: 422', async () => {
+    for (const company of companyReferences(NVIDIA)) {
+      const { status, body } = await h.json(MENTIONS, { company_id: company });
+      expect(status, company).toBe(200);
+      expect(body.entity.id).toBe('ent-nvidia');
+      expect(body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-fox']);
+      const series = await h.json('/v1/podcasts/mentions/timeseries', {
+        company_id: company,
+        interval: 'month',
+      });
+      expect(series.status, company).toBe(200);
+      expect(series.body.total_mentions).toBe(1);
+    }
+    for (const url of [MENTIONS, '/v1/podcasts/mentions/timeseries']) {
+      for (const company of ['nobody.example', 'jensen-huang']) {
+        const { status, body } = await h.json(url, { company_id: company });
+        expect(status).toBe(422);
+        expect(body).toMatchObject({
+          error_code: 'unresolved_reference',
+          errors: [{ location: 'query.company_id', value: company }],
+        });
+      }
+    }
   });
 
   it('detects names and aliases like the matcher, newest first, for an entity added after the episodes', async () => {
