@@ -52,6 +52,16 @@ function isTransient(error: unknown, depth = 0): boolean {
   return TRANSIENT_MESSAGE.test(error.message) || isTransient(error.cause, depth + 1);
 }
 
+// SQLSTATE classes that refuse the data itself: 22 (a data exception: a value out of range, a text
+// PostgreSQL cannot read) and 54 (a program limit: an index row too large). The same event can
+// never pass, so it is not retried: it is parked at its first failure (docs/event-store.md).
+function isRefusedData(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(22|54)/.test(code)) return true;
+  return isRefusedData(error.cause, depth + 1);
+}
+
 type Outcome = { ok: true; moved: boolean } | { ok: false; error: unknown; attempts: number };
 
 /** One attempt: effects and the checkpoint move from `from` to `to`. False: the checkpoint moved. */
@@ -95,7 +105,7 @@ async function attempt(
         retries: ctx.policy.retries ?? 4,
         backoff: { initialMs: ctx.policy.retryDelayMs ?? 500, maxMs: ctx.policy.maxRetryDelayMs ?? 30_000 },
         signal: ctx.signal,
-        shouldRetry: (error) => !isTransient(error),
+        shouldRetry: (error) => !isTransient(error) && !isRefusedData(error),
         onFailedAttempt: (error) => ctx.onError?.(error),
       },
     );

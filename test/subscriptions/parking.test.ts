@@ -166,7 +166,7 @@ describe('a subscription whose handler keeps failing on one event', () => {
     expect(await parkedMetric(db)).not.toContain(`subscription="${name}"`);
   });
 
-  it('keeps the matches read model moving for every tenant past a match whose published_at PostgreSQL refuses', async () => {
+  it('keeps the matches read model moving for every tenant past a match whose published_at PostgreSQL refuses, parking it without retries', async () => {
     const matched = (tenant: string, publishedAt = '2026-11-20T06:00:00.000Z') => {
       const matchId = randomUUID();
       return {
@@ -224,6 +224,9 @@ describe('a subscription whose handler keeps failing on one event', () => {
     const parked = await listParked(db, matchesProjection.name);
     expect(parked.map((p) => p.eventId)).toEqual([poison.id]);
     expect(parked[0]!.error).toMatch(/out of range/);
+    // PostgreSQL refused the value itself (SQLSTATE class 22): parked at its first failure, with
+    // neither the batch nor the event retried, where an error without a SQLSTATE is (above).
+    expect(parked[0]!.attempts).toBe(1);
     expect(await parkedMetric(db)).toContain('earshot_parked_events{subscription="matches"} 1');
   });
 
