@@ -11,6 +11,8 @@ export interface RankingRow {
   captured_at: Date;
   rank: number;
   show_key: string;
+  /** The show the entry belongs to (ENTRY_PODCAST_ID); null when none is known. */
+  podcast_id: string | null;
   entry: ChartEntry;
   chart_total: number;
   /** The show's rank in the chart's capture just before this one; null when it was not in it. */
@@ -19,9 +21,25 @@ export interface RankingRow {
   is_current: boolean;
 }
 
+/**
+ * The show an entry of chart_entries `e` on chart `c` belongs to: the podcast id it names, else,
+ * on an Apple chart, the show whose Apple id (`directory_ids.apple`) its external id is (the most
+ * popular, as a podcast {id} resolves). Resolved when read, so a show upserted after the capture
+ * claims it, and a rebuild answers the same.
+ */
+const ENTRY_PODCAST_ID = `coalesce(e.podcast_id, case when c.source = 'apple' then (
+  select p.id from podcasts p where p.apple_id = e.external_id
+   order by p.popularity desc nulls last, p.id limit 1) end)`;
+
+/** The entry `e` on chart `c` belongs to the podcast $1 (ENTRY_PODCAST_ID). */
+const ENTRY_OF_PODCAST = `(e.podcast_id = $1::text or (e.podcast_id is null and c.source = 'apple'
+  and e.external_id = (select p.apple_id from podcasts p where p.id = $1::text)
+  and ${ENTRY_PODCAST_ID} = $1::text))`;
+
 /** Selects RankingRow columns from chart_entries `e` joined with charts `c`. */
 const RANKING_COLUMNS = `
-  e.chart_key, c.source, c.chart_type, c.country, c.category, e.captured_at, e.rank, e.show_key, e.entry,
+  e.chart_key, c.source, c.chart_type, c.country, c.category, e.captured_at, e.rank, e.show_key,
+  ${ENTRY_PODCAST_ID} as podcast_id, e.entry,
   cap.entry_count as chart_total, prev.rank as previous_rank, e.captured_at = c.latest_captured_at as is_current`;
 
 const RANKING_JOINS = `
@@ -64,7 +82,7 @@ export async function currentRankingsOfPodcast(
        from chart_entries e
        join charts c on c.chart_key = e.chart_key and c.latest_captured_at = e.captured_at
        ${RANKING_JOINS}
-      where e.podcast_id = $1::text
+      where ${ENTRY_OF_PODCAST}
         and ($2::int is null or (e.rank, e.chart_key) > ($2::int, $3::text))
       order by e.rank, e.chart_key
       limit $4::int`,
@@ -166,7 +184,7 @@ export async function rankingHistory(
        from chart_entries e
        join charts c on c.chart_key = e.chart_key
        ${RANKING_JOINS}
-      where e.podcast_id = $1::text
+      where ${ENTRY_OF_PODCAST}
         and ($2::text is null or c.source = $2::text)
         and ($3::text is null or c.country = $3::text)
         and ($4::text is null or c.category_slug = $4::text)
