@@ -35,6 +35,17 @@ const OTHER = rankingEvent({ source: 'youtube', chart_type: 'top_episodes' }, '2
   { rank: 1, podcast_id: 'pod-named', external_id: APPLE },
 ]);
 
+// A producer that learns the show's podcast id between two captures: the show is not new.
+const mixed = { chart_type: 'mixed' };
+const MIXED_1 = rankingEvent(mixed, '2026-11-01T06:00:00Z', [
+  { rank: 1, podcast_id: 'pod-named', external_id: 'ext-named' },
+  { rank: 3, external_id: APPLE, name: 'Late Show' },
+]);
+const MIXED_2 = rankingEvent(mixed, '2026-11-09T06:00:00Z', [
+  { rank: 1, podcast_id: 'pod-late', external_id: APPLE, name: 'Late Show' },
+  { rank: 2, podcast_id: 'pod-named', external_id: 'ext-named' },
+]);
+
 describe.each(ENGINES)("chart entries found by the show's Apple id on %s", (engine) => {
   let db: Db;
   let drop: () => Promise<void>;
@@ -74,15 +85,25 @@ describe.each(ENGINES)("chart entries found by the show's Apple id on %s", (engi
   });
 
   const late = { id: 'pod-late', title: 'Late Show' };
-  const expectClaimed = async () => {
+  const expectClaimed = async (...mixedToo: unknown[]) => {
     for (const id of ['pod-late', APPLE])
       expect(await placed(`/v1/podcasts/${id}/rankings`)).toEqual([
+        ...mixedToo,
         ['apple', 'new-and-noteworthy', 1, 2, late],
       ]);
-    expect(await placed('/v1/podcasts/pod-late/rankings/history')).toEqual([
-      ['apple', 'new-and-noteworthy', 2, undefined, late],
-      ['apple', 'new-and-noteworthy', 1, 2, late],
-    ]);
+    expect(await placed('/v1/podcasts/pod-late/rankings/history')).toEqual(
+      mixedToo.length
+        ? [
+            ['apple', 'mixed', 3, undefined, late],
+            ['apple', 'new-and-noteworthy', 2, undefined, late],
+            ['apple', 'new-and-noteworthy', 1, 2, late],
+            ['apple', 'mixed', 1, 3, late],
+          ]
+        : [
+            ['apple', 'new-and-noteworthy', 2, undefined, late],
+            ['apple', 'new-and-noteworthy', 1, 2, late],
+          ],
+    );
     expect(await placed('/v1/podcasts/rankings', chart)).toEqual([
       ['apple', 'new-and-noteworthy', 1, 2, late],
       ['apple', 'new-and-noteworthy', 2, 3, { id: 'pod-named', title: 'pod-named' }],
@@ -92,6 +113,25 @@ describe.each(ENGINES)("chart entries found by the show's Apple id on %s", (engi
     expect(await placed('/v1/podcasts/rankings', { source: 'spotify' })).toEqual([
       ['spotify', 'top_podcasts', 4, undefined, undefined],
     ]);
+  };
+
+  const expectMixed = async () => {
+    const moves = (await get('/v1/podcasts/rankings/movers', mixed)).json().data;
+    expect(
+      moves.map((m: { change: string; delta?: number; podcast?: { id: string } }) => [
+        m.podcast?.id,
+        m.change,
+        m.delta,
+      ]),
+    ).toEqual([
+      ['pod-late', 'up', 2],
+      ['pod-named', 'down', -1],
+    ]);
+    expect(await placed('/v1/podcasts/rankings', mixed)).toEqual([
+      ['apple', 'mixed', 1, 3, late],
+      ['apple', 'mixed', 2, 1, { id: 'pod-named', title: 'pod-named' }],
+    ]);
+    expect(await placed('/v1/podcasts/pod-dup/rankings/history')).toEqual([]);
   };
 
   it('claims an entry captured before and one captured after the show is upserted, and a rebuild answers the same', async () => {
@@ -122,8 +162,12 @@ describe.each(ENGINES)("chart entries found by the show's Apple id on %s", (engi
       ['apple', 'new-and-noteworthy', 2, 3, { id: 'pod-named', title: 'pod-named' }],
     ]);
 
+    await ingest([MIXED_1, MIXED_2]);
+    await expectMixed();
+
     await rebuildProjection(db, store, chartCapturesProjection);
     await rebuildProjection(db, store, podcastsProjection);
-    await expectClaimed();
+    await expectMixed();
+    await expectClaimed(['apple', 'mixed', 1, 3, late]);
   }, 180_000);
 });
