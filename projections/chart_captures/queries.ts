@@ -10,7 +10,10 @@ export interface RankingRow {
   category: ChartCategory | null;
   captured_at: Date;
   rank: number;
+  /** What follows the show across captures: `p:` and the podcast it belongs to, else `x:` and its external id. */
   show_key: string;
+  /** The show the entry belongs to (ENTRY_PODCAST_ID); null when none is known. */
+  podcast_id: string | null;
   entry: ChartEntry;
   chart_total: number;
   /** The show's rank in the chart's capture just before this one; null when it was not in it. */
@@ -19,16 +22,46 @@ export interface RankingRow {
   is_current: boolean;
 }
 
-/** Selects RankingRow columns from chart_entries `e` joined with charts `c`. */
+/** The most popular show with that Apple id, as a podcast {id} given as an Apple id resolves. */
+const appleOwner = (appleId: string) =>
+  `(select o.id from podcasts o where o.apple_id = ${appleId} order by o.popularity desc nulls last, o.id limit 1)`;
+
+/** The Apple id whose entries without a podcast id belong to the show `podcastId` (null if none). */
+const appleIdOf = (podcastId: string) =>
+  `(select a.apple_id from podcasts a where a.id = ${podcastId} and a.id = ${appleOwner('a.apple_id')})`;
+
+/**
+ * The show an entry of chart_entries `e` on chart `c` belongs to: the podcast id it names, else,
+ * on an Apple chart, the show whose Apple id (`directory_ids.apple`) its external id is. Resolved
+ * when read, so a show upserted after the capture claims it, and a rebuild answers the same.
+ */
+const ENTRY_PODCAST_ID = `coalesce(e.podcast_id, case when c.source = 'apple' then ${appleOwner('e.external_id')} end)`;
+
+/** The entry `e` on chart `c` belongs to the podcast $1 (ENTRY_PODCAST_ID). */
+const ENTRY_OF_PODCAST = `(e.podcast_id = $1::text
+  or (e.podcast_id is null and c.source = 'apple' and e.external_id = ${appleIdOf('$1::text')}))`;
+
+/** Selects RankingRow columns from chart_entries `e` joined with charts `c` and RANKING_JOINS. */
 const RANKING_COLUMNS = `
-  e.chart_key, c.source, c.chart_type, c.country, c.category, e.captured_at, e.rank, e.show_key, e.entry,
+  e.chart_key, c.source, c.chart_type, c.country, c.category, e.captured_at, e.rank,
+  coalesce('p:' || own.podcast_id, e.show_key) as show_key, own.podcast_id, e.entry,
   cap.entry_count as chart_total, prev.rank as previous_rank, e.captured_at = c.latest_captured_at as is_current`;
 
+/**
+ * The previous capture's entry of the same show: stored under the same key, or, for a show known,
+ * under its podcast id or (on an Apple chart) its Apple id: a producer that learns a show's podcast
+ * id between two captures does not make it new. `own` is the entry's show, resolved once a row
+ * (`offset 0` keeps the planner from copying it into each use).
+ */
 const RANKING_JOINS = `
   join chart_captures cap on cap.chart_key = e.chart_key and cap.captured_at = e.captured_at
+  cross join lateral (select ${ENTRY_PODCAST_ID} as podcast_id offset 0) own
   left join lateral (
     select p.rank from chart_entries p
-     where p.chart_key = e.chart_key and p.show_key = e.show_key
+     where p.chart_key = e.chart_key
+       and p.show_key = any(array[e.show_key, 'p:' || own.podcast_id,
+                                  case when c.source = 'apple' and e.podcast_id is not null
+                                       then 'x:' || ${appleIdOf('e.podcast_id')} end])
        and p.captured_at = (select max(pc.captured_at) from chart_captures pc
                              where pc.chart_key = e.chart_key and pc.captured_at < e.captured_at)
      limit 1
@@ -64,7 +97,7 @@ export async function currentRankingsOfPodcast(
        from chart_entries e
        join charts c on c.chart_key = e.chart_key and c.latest_captured_at = e.captured_at
        ${RANKING_JOINS}
-      where e.podcast_id = $1::text
+      where ${ENTRY_OF_PODCAST}
         and ($2::int is null or (e.rank, e.chart_key) > ($2::int, $3::text))
       order by e.rank, e.chart_key
       limit $4::int`,
@@ -166,7 +199,7 @@ export async function rankingHistory(
        from chart_entries e
        join charts c on c.chart_key = e.chart_key
        ${RANKING_JOINS}
-      where e.podcast_id = $1::text
+      where ${ENTRY_OF_PODCAST}
         and ($2::text is null or c.source = $2::text)
         and ($3::text is null or c.country = $3::text)
         and ($4::text is null or c.category_slug = $4::text)

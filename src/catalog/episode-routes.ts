@@ -10,7 +10,7 @@ import {
 import { listClips } from '../../projections/clips/queries.ts';
 import { findCompany } from '../../projections/entities/knowledge.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
-import { listSegments } from '../../projections/segments/queries.ts';
+import { listSegments, segmentsByIds } from '../../projections/segments/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
@@ -74,6 +74,14 @@ async function episodeDetailOr404(
   const episode = await details.after(ref, () => findEpisodeDetail(db, ref));
   if (!episode) throw new NotFoundError('episode_not_found', `No episode ${ref}.`);
   return episode;
+}
+
+/** An episode's clips with the segments they name: a clip's segment never depends on the other includes. */
+async function clipsWithSegments(db: Queryable, episodeId: string) {
+  const clips = await listClips(db, { episodeId }, 1000);
+  const ids = [...new Set(clips.flatMap((c) => (c.segment_id ? [c.segment_id] : [])))];
+  const segments = ids.length ? await segmentsByIds(db, ids) : [];
+  return { clips, segments: new Map(segments.map((s) => [s.id, s])) };
 }
 
 interface EpisodeListQuery {
@@ -192,7 +200,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
             ? transcripts.atVersion(app.db, episode.id, episode.transcript_version)
             : null,
           include.has('segments') ? listSegments(app.db, { episodeId: episode.id }, 1000) : null,
-          include.has('clips') ? listClips(app.db, { episodeId: episode.id }, 1000) : null,
+          include.has('clips') ? clipsWithSegments(app.db, episode.id) : null,
           include.has('ads') ? adsOfEpisode(app.db, episode.id) : null,
           include.has('speakers') || include.has('clips')
             ? entityReferences(
@@ -205,12 +213,10 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
           item.speakers = episode.speakers.map((s) => toEpisodeSpeaker(s, entities));
         if (include.has('topics')) item.topics = episode.topics.map(toEpisodeTopic);
         if (segments) item.segments = segments.map((s) => toSegment(s));
-        if (clips) {
-          const segmentOf = new Map((segments ?? []).map((s) => [s.id, s]));
-          item.clips = clips.map((c) =>
-            toClip(c, { segment: c.segment_id ? segmentOf.get(c.segment_id) : undefined, entities }),
+        if (clips)
+          item.clips = clips.clips.map((c) =>
+            toClip(c, { segment: c.segment_id ? clips.segments.get(c.segment_id) : undefined, entities }),
           );
-        }
         if (ads) item.ads = ads.map(toAd);
         if (!include.has('transcript') || !transcript) return item;
         // The lines serialized once per transcript version (2,000 of them cost far more than the rest

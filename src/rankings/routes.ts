@@ -128,7 +128,7 @@ export function toRanking(row: RankingRow) {
     channel_subscriber_count: entry.channel_subscriber_count,
     source_updated_at: entry.source_updated_at,
     show: entry.show,
-    podcast: entry.podcast_id ? { id: entry.podcast_id, title: entry.show.name } : null,
+    podcast: row.podcast_id ? { id: row.podcast_id, title: entry.show.name } : null,
   });
 }
 

@@ -200,6 +200,31 @@ describe('episodes, transcripts, segments and clips', () => {
     });
   });
 
+  it('gives each clip its segment whatever else is included, cached or not', async () => {
+    const listed = (await h.get('/v1/podcasts/clips', { episode_id: 'ep-full' })).json().data;
+    const expected = listed
+      .map(({ episode: _episode, ...clip }: { episode: unknown }) => clip)
+      .sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
+    expect(expected.find((c: { id: string }) => c.id === 'clip-a').segment).toEqual({
+      id: 'seg-talk',
+      title: 'The talk',
+      type: 'INTERVIEW',
+    });
+    for (const include of [
+      'clips',
+      'clips,speakers',
+      'transcript,clips',
+      'segments,clips',
+      'clips,segments,ads',
+    ]) {
+      // The second request is answered from the response cache.
+      for (const round of [1, 2]) {
+        const clips = (await h.get('/v1/podcasts/episodes/ep-full', { include })).json().clips;
+        expect({ include, round, clips }).toEqual({ include, round, clips: expected });
+      }
+    }
+  });
+
   it('rejects an unknown include value with 400 invalid_parameter, and an unknown episode with 404', async () => {
     const bad = await h.get('/v1/podcasts/episodes/ep-full', { include: 'transcript,comments' });
     expect(bad.statusCode).toBe(400);
