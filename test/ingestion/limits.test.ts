@@ -233,6 +233,9 @@ describe('ingestion limits: each column takes the schema maximum, and one past i
     expect(byEntity.json().data.map((e: { id: string }) => e.id)).toEqual(['ep-max']);
     const show = await h.get('/v1/podcasts/pod-limits');
     expect(show.json().publisher).toEqual(publisher);
+    const format = await h.get('/v1/podcasts/pod-limits/format');
+    expect(format.statusCode).toBe(200);
+    expect(format.json().avg_episode_minutes).toBeCloseTo(INT4 / 60, 0);
   });
 
   it.each(['min_duration', 'max_duration'])(

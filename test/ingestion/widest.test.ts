@@ -21,7 +21,7 @@ import { createTestDb } from '../support/db.ts';
  * n characters of four UTF-8 bytes each, varied so that PostgreSQL cannot compress them, ending in
  * `tag` (the same for the same arguments): the most bytes n characters can take.
  */
-const wide = (n: number, tag = '') => {
+const wide = (n: number, tag = ''): string => {
   let seed = n + 1;
   let text = '';
   for (let i = tag.length; i < n; i++) {
@@ -30,6 +30,8 @@ const wide = (n: number, tag = '') => {
   }
   return text + tag;
 };
+/** An id at its limit, 400 bytes: four-byte characters, then `tag` padded to 12 ASCII characters. */
+const id = (tag: string) => wide(ID - 3) + tag.padEnd(12, '.');
 /** A folded form much longer than the text: 'ﷺ' folds to four words. */
 const expanding = (n: number) => 'ﷺ'.repeat(n);
 
@@ -52,7 +54,7 @@ const SPONSOR = 200;
 
 const OCCURRED = '2026-11-20T10:00:00Z';
 const topic = (tag: string) => ({
-  id: wide(ID, tag),
+  id: id(tag),
   name: wide(500),
   slug: wide(300, tag),
   ancestry: wide(300, tag),
@@ -62,44 +64,44 @@ function widestEvents(): IngestEvent[] {
   const entity = (type: 'PERSON' | 'COMPANY', tag: string) =>
     ({
       type: 'entity.upserted',
-      event_id: `ev-entity-${tag}`,
+      event_id: id(`ev-entity-${tag}`),
       occurred_at: OCCURRED,
       entity: {
-        id: wide(ID, tag),
-        slug: `s${'a'.repeat(198)}${tag}`,
-        name: wide(NAME, tag),
+        id: id(tag),
+        slug: `${'s'.repeat(199)}${tag}`,
+        name: wide(NAME - 3) + tag.padEnd(12, '.'),
         entity_type: type,
         aliases: [expanding(500), wide(500)],
         ...(type === 'COMPANY'
-          ? { company: { id: wide(ID, tag), domain: wide(253), ticker: wide(20), qid: `Q${'9'.repeat(19)}` } }
-          : { person: { id: wide(ID, tag), title: wide(500), company: wide(500) } }),
+          ? { company: { id: id(tag), domain: wide(253), ticker: wide(20), qid: `Q${'9'.repeat(19)}` } }
+          : { person: { id: id(tag), title: wide(500), company: wide(500) } }),
       },
     }) as unknown as IngestEvent;
-  const publisher = { id: wide(ID), name: wide(500), slug: wide(500) };
+  const publisher = { id: id(''), name: wide(500), slug: wide(500) };
   return [
     entity('PERSON', 'p'),
     entity('COMPANY', 'c'),
     {
       type: 'podcast.upserted',
-      event_id: 'ev-podcast',
+      event_id: id('ev-podcast'),
       occurred_at: OCCURRED,
       podcast: {
-        id: wide(ID, 'pod'),
+        id: id('pod'),
         title: wide(1000),
         slug: wide(500),
         language: wide(35),
-        directory_ids: { apple: '9'.repeat(20), [wide(10)]: wide(ID) },
+        directory_ids: { apple: '9'.repeat(20), [wide(10)]: id('') },
         publisher,
         topics: [topic('t1')],
       },
     },
     {
       type: 'episode.transcribed',
-      event_id: 'ev-episode',
+      event_id: id('ev-episode'),
       occurred_at: OCCURRED,
-      podcast: { id: wide(ID, 'pod'), title: wide(1000), slug: wide(500), language: wide(35), publisher },
+      podcast: { id: id('pod'), title: wide(1000), slug: wide(500), language: wide(35), publisher },
       episode: {
-        id: wide(ID, 'ep'),
+        id: id('ep'),
         title: wide(2000),
         published_at: '2026-11-19T10:00:00Z',
         duration_seconds: 2_147_483_647,
@@ -111,11 +113,11 @@ function widestEvents(): IngestEvent[] {
       },
       speakers: [
         {
-          id: wide(ID, 's1'),
+          id: id('s1'),
           name: wide(500),
           role: 'GUEST',
-          entity_id: wide(ID, 'p'),
-          person_id: wide(ID, 'p'),
+          entity_id: id('p'),
+          person_id: id('p'),
         },
       ],
       transcript: {
@@ -123,7 +125,7 @@ function widestEvents(): IngestEvent[] {
         lines: [
           {
             number: 1,
-            speaker_id: wide(ID, 's1'),
+            speaker_id: id('s1'),
             speaker: wide(500),
             start_seconds: 0,
             end_seconds: 1,
@@ -131,17 +133,17 @@ function widestEvents(): IngestEvent[] {
           },
           {
             number: 2_147_483_647,
-            speaker_id: wide(ID, 's1'),
+            speaker_id: id('s1'),
             start_seconds: 1,
             end_seconds: 2,
             text: wide(20_000),
           },
         ],
       },
-      mentions: [{ entity_id: wide(ID, 'c'), lines: [1, 2_147_483_647], variants: [wide(500)] }],
+      mentions: [{ entity_id: id('c'), lines: [1, 2_147_483_647], variants: [wide(500)] }],
       segments: [
         {
-          id: wide(ID, 'sg'),
+          id: id('sg'),
           title: wide(500),
           number: 2_147_483_647,
           start_line: 1,
@@ -150,38 +152,38 @@ function widestEvents(): IngestEvent[] {
       ],
       clips: [
         {
-          id: wide(ID, 'cl'),
+          id: id('cl'),
           title: wide(500),
           start_seconds: 0,
           end_seconds: 1,
-          speaker_id: wide(ID, 's1'),
-          segment_id: wide(ID, 'sg'),
+          speaker_id: id('s1'),
+          segment_id: id('sg'),
         },
       ],
       ads: [
-        { id: wide(ID, 'a1'), sponsor: { name: wide(SPONSOR) } },
+        { id: id('a1'), sponsor: { name: wide(SPONSOR) } },
         {
-          id: wide(ID, 'a2'),
-          sponsor: { id: wide(ID, 'o'), name: wide(SPONSOR), company_id: wide(ID, 'c') },
+          id: id('a2'),
+          sponsor: { id: id('o'), name: wide(SPONSOR), company_id: id('c') },
         },
       ],
     },
     {
       type: 'ranking.captured',
-      event_id: 'ev-ranking',
+      event_id: id('ev-ranking'),
       occurred_at: OCCURRED,
       captured_at: '2026-11-20T06:00:00Z',
       chart: {
         source: 'youtube',
         chart_type: 'a'.repeat(100),
         country: 'us',
-        category: { slug: 'b'.repeat(200), name: wide(500), external_id: wide(ID), parent_slug: wide(ID) },
+        category: { slug: 'b'.repeat(200), name: wide(500), external_id: id(''), parent_slug: id('') },
       },
       entries: [
         {
           rank: 500,
-          podcast_id: wide(ID, 'pod'),
-          external_id: wide(ID),
+          podcast_id: id('pod'),
+          external_id: id(''),
           growth_indicator: wide(50),
           view_count: Number.MAX_SAFE_INTEGER,
           show: {
@@ -210,7 +212,36 @@ describe('the widest valid events', () => {
     await drop();
   });
 
-  it('every string at its maxLength in four-byte characters is valid and stored by every read model', async () => {
+  it('sends every id, key and name at its limit: one more four-byte character is refused', () => {
+    const atLimit: string[] = [];
+    const all: string[] = [];
+    widestEvents().forEach((event, i) => {
+      const walk = (node: unknown, pointer: string, set: (value: string) => void) => {
+        if (typeof node === 'string') {
+          all.push(pointer);
+          set(`${node}𝔘`);
+          if (validateEvent(event, `/events/${i}`).some((e) => e.location === pointer)) atLimit.push(pointer);
+          set(node);
+        } else if (node !== null && typeof node === 'object') {
+          const record = node as Record<string, unknown>;
+          for (const key of Object.keys(record))
+            walk(record[key], `${pointer}/${key}`, (value) => {
+              record[key] = value;
+            });
+        }
+      };
+      walk(event, `/events/${i}`, () => {});
+    });
+    // Only long free text is sent below its limit (or has none): it lands in no index.
+    expect(all.filter((pointer) => !atLimit.includes(pointer))).toEqual([
+      '/events/3/transcript/lines/0/text',
+      '/events/3/transcript/lines/1/text',
+      '/events/3/segments/0/title',
+      '/events/3/clips/0/title',
+    ]);
+  });
+
+  it('stores every such event in every read model, parking none', async () => {
     const events = widestEvents();
     expect(events.flatMap((event, i) => validateEvent(event, `/events/${i}`))).toEqual([]);
     await ingestEvents(store, events);
