@@ -17,7 +17,7 @@ import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
 import { episodePage, segmentPage } from './pages.ts';
-import { assertRange, instantOf, listOf } from './params.ts';
+import { assertRange, INT4_MAX, instantOf, listOf } from './params.ts';
 import { entityIdsOf, entityReferences } from './references.ts';
 import type { responseCache } from './response-cache.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
@@ -121,8 +121,8 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
               published_after: instant,
               published_before: instant,
               has_transcript: { type: 'boolean' },
-              min_duration: { type: 'integer', minimum: 0 },
-              max_duration: { type: 'integer', minimum: 0 },
+              min_duration: { type: 'integer', minimum: 0, maximum: INT4_MAX },
+              max_duration: { type: 'integer', minimum: 0, maximum: INT4_MAX },
               ...pageQuery,
             },
           },

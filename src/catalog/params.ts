@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { BadRequestError, ValidationError } from '../errors.ts';
 import type { CursorCodec } from '../http/cursor.ts';
 
+/** The largest value of a PostgreSQL integer column: a query bound past it is refused with 400. */
+export const INT4_MAX = 2_147_483_647;
+
 /** A validated ISO 8601 date (midnight UTC) or date-time as an instant. */
 export const instantOf = (value: string | undefined) =>
   value === undefined

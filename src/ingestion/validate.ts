@@ -15,6 +15,15 @@ const schemaFile = (name: string) =>
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv);
 ajv.addFormat('date-time', isCallerDateTime);
+// maxLength counts characters; an index row counts UTF-8 bytes. Where several strings share one
+// index row, each also has a byte cap so that together they fit (docs/ingestion.md, Limits).
+ajv.addKeyword({
+  keyword: 'maxBytes',
+  type: 'string',
+  schemaType: 'number',
+  error: { message: ({ schema }) => `must NOT have more than ${schema} bytes of UTF-8` },
+  validate: (max: number, data: string) => Buffer.byteLength(data, 'utf8') <= max,
+});
 const validators: Record<IngestEvent['type'], ValidateFunction> = {
   'entity.upserted': ajv.compile(schemaFile('entity.upserted')),
   'episode.transcribed': ajv.compile(schemaFile('episode.transcribed')),
@@ -42,8 +51,27 @@ function occurredAtRule(prefix: string, occurredAt: string, now: Date): ErrorDet
 }
 
 /**
- * Rules JSON Schema cannot say: the closed role set, unique line numbers, times in order, mentions
- * of lines the transcript has.
+ * Each id of `list` once: a read model keys these rows by id, so a repeated one would silently keep
+ * only the last.
+ */
+function uniqueIds(prefix: string, name: string, list: readonly { id: string }[] | undefined): ErrorDetail[] {
+  const seen = new Set<string>();
+  const errors: ErrorDetail[] = [];
+  list?.forEach((item, i) => {
+    if (seen.has(item.id))
+      errors.push({
+        location: `${prefix}/${name}/${i}/id`,
+        message: 'repeats an earlier id',
+        value: item.id,
+      });
+    seen.add(item.id);
+  });
+  return errors;
+}
+
+/**
+ * Rules JSON Schema cannot say: the closed role set, unique line numbers and ids, times in order,
+ * mentions of lines the transcript has.
  */
 function episodeRules(
   prefix: string,
@@ -90,6 +118,11 @@ function episodeRules(
         });
     });
   });
+  errors.push(
+    ...uniqueIds(prefix, 'segments', event.segments),
+    ...uniqueIds(prefix, 'clips', event.clips),
+    ...uniqueIds(prefix, 'ads', event.ads),
+  );
   return errors;
 }
 
