@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
+import { buildTools } from '../../src/agents/tools.ts';
 import { makeAjv } from '../../src/http/validation.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
@@ -296,6 +297,26 @@ describe('the MCP tools', () => {
         },
       });
     }
+  });
+
+  it("takes, for an argument the modes of a tool type differently, a value any mode's route takes", async () => {
+    const [tool] = buildTools(h.app, [
+      {
+        name: 'earshot_two_ids',
+        set: 'podcasts',
+        description: 'Two routes whose id differ: at most 200 characters, at most 64.',
+        route: {
+          podcast: { method: 'GET', path: '/v1/podcasts/:id' },
+          alert: { method: 'GET', path: '/v1/alerts/:id/matches' },
+        },
+      },
+    ]);
+    expect(tool?.inputSchema.properties.id).toMatchObject({
+      anyOf: [{ maxLength: 200 }, { maxLength: 64 }],
+    });
+    const validate = makeAjv({ coerceTypes: false, useDefaults: false }).compile(tool!.inputSchema);
+    expect(validate({ mode: 'podcast', id: 'p'.repeat(100) })).toBe(true);
+    expect(validate({ mode: 'podcast', id: 'p'.repeat(201) })).toBe(false);
   });
 
   it('gives every tool an inputSchema that ajv compiles in strict mode', async () => {
