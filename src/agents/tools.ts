@@ -1,4 +1,7 @@
+import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+import { makeAjv } from '../http/validation.ts';
+import { ajvErrorDetail } from '../validation-errors.ts';
 import type { AgentCaller } from './credentials.ts';
 import { callRoute } from './route-call.ts';
 import { type RouteRef, TOOL_SETS, TOOL_TABLE, type ToolSet, type ToolSpec } from './tool-table.ts';
@@ -85,7 +88,8 @@ export function buildTools(app: FastifyInstance, table: readonly ToolSpec[] = TO
       const operation = doc.paths?.[openApiPath(route.path)]?.[route.method.toLowerCase()];
       if (!operation || !app.hasRoute({ method: route.method, url: route.path })) continue;
       const input = routeInput(operation);
-      Object.assign(properties, input.properties);
+      for (const [name, schema] of Object.entries(input.properties))
+        properties[name] = properties[name] ? eitherSchema(properties[name], schema) : schema;
       requiredByMode.push(input.required);
       routes[mode] = {
         ...route,
@@ -102,7 +106,7 @@ export function buildTools(app: FastifyInstance, table: readonly ToolSpec[] = TO
     const required = moded
       ? ['mode', ...requiredByMode.reduce((a, b) => a.filter((name) => b.includes(name)))]
       : (requiredByMode[0] ?? []);
-    tools.push({
+    const tool: Tool = {
       name: spec.name,
       set: spec.set,
       description: `${spec.description}${spec.write ? ' Needs scope mcp:write.' : ''}`,
@@ -114,9 +118,61 @@ export function buildTools(app: FastifyInstance, table: readonly ToolSpec[] = TO
         additionalProperties: false,
       },
       routes,
-    });
+    };
+    validatorOf(tool); // compiled at start-up: a schema ajv refuses stops the app, not a call
+    tools.push(tool);
   }
   return tools;
+}
+
+/** Two modes' schemas of one argument: the same one, or either (a value valid for one mode passes). */
+function eitherSchema(a: JsonSchema, b: JsonSchema): JsonSchema {
+  const { default: _a, description: _ad, ...checkedA } = a;
+  const { default: _b, description: _bd, ...checkedB } = b;
+  return JSON.stringify(checkedA) === JSON.stringify(checkedB) ? a : { anyOf: [a, b] };
+}
+
+/**
+ * Tool arguments are JSON, checked as sent, as request bodies are (src/http/validation.ts): no
+ * coercion (`true` is not a string), and no defaults written into them (a default of one mode's
+ * route would reach another mode's).
+ */
+const argumentsAjv = makeAjv({ coerceTypes: false, useDefaults: false });
+const validators = new WeakMap<Tool, ValidateFunction>();
+
+/** The compiled validator of a tool's inputSchema, compiled once per tool. */
+function validatorOf(tool: Tool) {
+  let validate = validators.get(tool);
+  if (!validate) {
+    validate = argumentsAjv.compile(tool.inputSchema);
+    validators.set(tool, validate);
+  }
+  return validate;
+}
+
+const MAX_LISTED_ERRORS = 100;
+
+/** A JSON pointer into the arguments as a location: /filters/languages/0 → arguments.filters.languages.0 */
+const argumentLocation = (pointer: string) =>
+  `arguments${pointer
+    .split('/')
+    .map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.')}`;
+
+/** The arguments against the tool's inputSchema: undefined when valid, else the invalid_parameter result. */
+function checkArguments(tool: Tool, args: Record<string, unknown>) {
+  const validate = validatorOf(tool);
+  if (validate(args)) return undefined;
+  const errors = (validate.errors ?? []).slice(0, MAX_LISTED_ERRORS).map((error) => {
+    const detail = ajvErrorDetail(error, args, argumentLocation);
+    return error.keyword === 'additionalProperties'
+      ? { ...detail, message: 'is not an argument of this tool' }
+      : detail;
+  });
+  return invalidArguments(
+    `Invalid arguments: ${errors.map((e) => `${e.location} ${e.message}`).join('; ')}.`,
+    errors,
+  );
 }
 
 const setNames = (value: string) =>
@@ -174,15 +230,11 @@ export async function callTool(
 ): Promise<ToolResult> {
   if (tool.write && !caller.scopes.includes('mcp:write'))
     return problemResult('insufficient_scope', `${tool.name} needs scope mcp:write.`, 403);
-  const unknown: string[] = [];
-  for (const name of Object.keys(args)) if (!(name in tool.inputSchema.properties)) unknown.push(name);
-  if (unknown.length)
-    return invalidArguments(
-      `Unknown argument(s): ${unknown.join(', ')}.`,
-      unknown.map((name) => ({ location: `arguments.${name}`, message: 'is not an argument of this tool' })),
-    );
+  const invalid = checkArguments(tool, args);
+  if (invalid) return invalid;
   const mode = SINGLE in tool.routes ? SINGLE : String(args.mode ?? '');
-  const route = tool.routes[mode];
+  // Own modes only: `toString` or `__proto__` name no route.
+  const route = Object.hasOwn(tool.routes, mode) ? tool.routes[mode] : undefined;
   if (!route)
     return invalidArguments(`mode must be one of ${Object.keys(tool.routes).join(', ')}.`, [
       { location: 'arguments.mode', message: 'is missing or unknown' },

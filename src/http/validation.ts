@@ -8,7 +8,7 @@ import { isCallerDateTime } from '../date-time.ts';
  * while query strings, paths and headers arrive as text and are coerced to their declared types.
  * Every error is reported, not just the first: bodies are size-limited and schemas bounded.
  */
-function makeAjv(options: Options, shared: Record<string, AnySchema>) {
+export function makeAjv(options: Options, shared: Record<string, AnySchema> = {}) {
   const ajv = new Ajv({
     allErrors: true,
     useDefaults: true,

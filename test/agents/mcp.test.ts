@@ -3,6 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
+import { buildTools } from '../../src/agents/tools.ts';
+import { makeAjv } from '../../src/http/validation.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { alertBody, projectAlerts, seedEntity } from '../alerts/support.ts';
@@ -226,6 +228,97 @@ describe('the MCP tools', () => {
     expect(otherProject.structuredContent).toMatchObject({ error_code: 'project_forbidden' });
     const noMode = await client.callTool({ name: 'earshot_alert_preview', arguments: {} });
     expect(noMode.isError).toBe(true);
+    await client.close();
+  });
+
+  it("checks arguments against the tool's inputSchema before its route runs, naming each argument", async () => {
+    const client = await connect();
+    type Problem = { error_code: string; detail: string; errors: { location: string; message: string }[] };
+    const refused = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      const problem = result.structuredContent as Problem;
+      expect(problem.error_code).toBe('invalid_parameter');
+      return problem.errors.map(({ location, message }) => ({ location, message }));
+    };
+    expect(await refused('earshot_podcast_resolve', { q: { a: 1 } })).toEqual([
+      { location: 'arguments.q', message: 'must be string' },
+    ]);
+    for (const id of [['pod-1', 'x'], true, 7, null, ''])
+      expect((await refused('earshot_podcast_get', { id }))[0]?.location).toBe('arguments.id');
+    expect(await refused('earshot_podcast_get', {})).toEqual([
+      { location: 'arguments.id', message: "must have required property 'id'" },
+    ]);
+    expect(await refused('earshot_podcast_get', { id: 'pod-1', colour: 'red', toString: 1 })).toEqual([
+      { location: 'arguments.colour', message: 'is not an argument of this tool' },
+      { location: 'arguments.toString', message: 'is not an argument of this tool' },
+    ]);
+    expect(await refused('earshot_podcast_list_episodes', { id: 'pod-1', limit: '5' })).toEqual([
+      { location: 'arguments.limit', message: 'must be integer' },
+    ]);
+    expect(
+      await refused('earshot_alert_preview', { mode: 'start', entities: [{ entity_type: 'PERSON' }] }),
+    ).toEqual([
+      { location: 'arguments.entities.0.entity_id', message: "must have required property 'entity_id'" },
+    ]);
+    // Through earshot_call too, and a valid call still reaches its route.
+    const viaCall = await client.callTool({
+      name: 'earshot_call',
+      arguments: { name: 'earshot_podcast_get', arguments: { id: true } },
+    });
+    expect(viaCall.structuredContent).toMatchObject({
+      error_code: 'invalid_parameter',
+      errors: [{ location: 'arguments.id', message: 'must be string', value: true }],
+    });
+    const valid = await client.callTool({ name: 'earshot_podcast_get', arguments: { id: 'pod-1' } });
+    expect(valid.structuredContent).toMatchObject({ id: 'pod-1' });
+    await client.close();
+  });
+
+  it('takes only a mode the tool has: toString, __proto__ or constructor are invalid_parameter', async () => {
+    for (const mode of ['toString', '__proto__', 'constructor', 'hasOwnProperty', '']) {
+      const response = await post(h.tenant.headers, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'earshot_get_rankings', arguments: { mode } },
+      });
+      const body = (await response.json()) as { result?: { isError: boolean; structuredContent: object } };
+      expect(body.result, mode).toMatchObject({
+        isError: true,
+        structuredContent: {
+          error_code: 'invalid_parameter',
+          errors: [{ location: 'arguments.mode', message: 'must be one of chart, movers, history' }],
+        },
+      });
+    }
+  });
+
+  it("takes, for an argument the modes of a tool type differently, a value any mode's route takes", async () => {
+    const [tool] = buildTools(h.app, [
+      {
+        name: 'earshot_two_ids',
+        set: 'podcasts',
+        description: 'Two routes whose id differ: at most 200 characters, at most 64.',
+        route: {
+          podcast: { method: 'GET', path: '/v1/podcasts/:id' },
+          alert: { method: 'GET', path: '/v1/alerts/:id/matches' },
+        },
+      },
+    ]);
+    expect(tool?.inputSchema.properties.id).toMatchObject({
+      anyOf: [{ maxLength: 200 }, { maxLength: 64 }],
+    });
+    const validate = makeAjv({ coerceTypes: false, useDefaults: false }).compile(tool!.inputSchema);
+    expect(validate({ mode: 'podcast', id: 'p'.repeat(100) })).toBe(true);
+    expect(validate({ mode: 'podcast', id: 'p'.repeat(201) })).toBe(false);
+  });
+
+  it('gives every tool an inputSchema that ajv compiles in strict mode', async () => {
+    const client = await connect();
+    const strict = makeAjv({ strict: true, strictTypes: false });
+    for (const tool of (await client.listTools()).tools)
+      expect(() => strict.compile(tool.inputSchema), tool.name).not.toThrow();
     await client.close();
   });
 

@@ -129,6 +129,22 @@ const oauthErrorOf = (promise: Promise<unknown>) =>
     (error: unknown) => (error instanceof oauth.ResponseBodyError ? error.error : String(error)),
   );
 
+/** The grant an access token belongs to (its grant_id claim). */
+const grantOf = (accessToken: string) =>
+  (JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { grant_id: string })
+    .grant_id;
+
+async function registerPublicClient(name: string): Promise<oauth.Client> {
+  const registered = await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      insecure,
+    ),
+  );
+  return { client_id: registered.client_id, token_endpoint_auth_method: 'none' };
+}
+
 describe('the OAuth flow, driven by oauth4webapi against a listening server', () => {
   it('discovers the authorization server from the MCP 401 and registers a public client', async () => {
     const challenge = await oauth
@@ -256,6 +272,45 @@ describe('the OAuth flow, driven by oauth4webapi against a listening server', ()
     const refused = await rpc(rotated.access_token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('a refused refresh (a wider scope, another client) leaves the token usable and the grant alive', async () => {
+    const { params, verifier } = await authorize('mcp:read');
+    const tokens = await exchange(params, verifier);
+    const grantId = grantOf(tokens.access_token);
+    const wider = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
+      additionalParameters: { scope: 'mcp:read mcp:write' },
+      ...insecure,
+    });
+    expect(await oauthErrorOf(oauth.processRefreshTokenResponse(as, client, wider))).toBe('invalid_scope');
+    const other = await registerPublicClient('Other agent');
+    const foreign = await oauth.refreshTokenGrantRequest(
+      as,
+      other,
+      oauth.None(),
+      tokens.refresh_token!,
+      insecure,
+    );
+    expect(await oauthErrorOf(oauth.processRefreshTokenResponse(as, other, foreign))).toBe('invalid_grant');
+    expect((await findGrant(h.db, grantId))?.revokedAt).toBeNull();
+
+    // The client's retry with the same token is served, and spends it.
+    const rotated = await refresh(tokens.refresh_token!);
+    expect(rotated.scope).toBe('mcp:read');
+    expect((await rpc(rotated.access_token)).status).toBe(200);
+    expect(await oauthErrorOf(refresh(tokens.refresh_token!))).toBe('invalid_grant');
+    expect((await findGrant(h.db, grantId))?.revokedReason).toBe('refresh_token_replay');
+  });
+
+  it('two concurrent refreshes with one token: one is served, the other is a replay that revokes the grant', async () => {
+    const { params, verifier } = await authorize('mcp:read');
+    const tokens = await exchange(params, verifier);
+    const outcomes = await Promise.all([
+      oauthErrorOf(refresh(tokens.refresh_token!)),
+      oauthErrorOf(refresh(tokens.refresh_token!)),
+    ]);
+    expect(outcomes.sort()).toEqual(['invalid_grant', undefined]);
+    expect((await findGrant(h.db, grantOf(tokens.access_token)))?.revokedReason).toBe('refresh_token_replay');
   });
 
   it('a read-only grant lists alerts but gets insufficient_scope on a write tool', async () => {
@@ -508,5 +563,84 @@ describe('confidential clients', () => {
       error: 'invalid_redirect_uri',
       error_code: 'invalid_redirect_uri',
     });
+  });
+});
+
+describe('client authentication failures (RFC 6749 §5.2)', () => {
+  const post = (endpoint: string, body: Record<string, string>, authorization?: string) =>
+    fetch(`${h.url}/oauth/${endpoint}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(authorization ? { authorization } : {}),
+      },
+      body: new URLSearchParams(body),
+    });
+
+  it('a malformed Basic credential is invalid_client with WWW-Authenticate: Basic, on token and revoke', async () => {
+    const malformed = [
+      `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`,
+      `Basic ${Buffer.from('oc_x:%').toString('base64')}`,
+      'Basic',
+      'Basic a b',
+    ];
+    for (const authorization of malformed)
+      for (const [endpoint, body] of [
+        ['token', { grant_type: 'refresh_token', refresh_token: 'x' }],
+        ['revoke', { token: 'x' }],
+      ] as const) {
+        const response = await post(endpoint, body, authorization);
+        expect(response.status, `${endpoint} ${authorization}`).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
+        expect(await response.json()).toMatchObject({
+          error: 'invalid_client',
+          error_code: 'invalid_client',
+        });
+      }
+  });
+
+  it('a wrong Basic secret names Basic on revoke too; a failed form authentication names none', async () => {
+    const wrongSecret = `Basic ${Buffer.from(`${client.client_id}:nope`).toString('base64')}`;
+    const revoke = await post('revoke', { token: 'x' }, wrongSecret);
+    expect(revoke.status).toBe(401);
+    expect(revoke.headers.get('www-authenticate')).toBe('Basic realm="oauth"');
+    for (const endpoint of ['token', 'revoke']) {
+      const form = await post(endpoint, { client_id: 'oc_unknown', token: 'x', grant_type: 'refresh_token' });
+      expect(form.status).toBe(401);
+      expect(form.headers.get('www-authenticate')).toBeNull();
+      expect(await form.json()).toMatchObject({ error: 'invalid_client' });
+    }
+  });
+});
+
+describe('client names shown on the consent page', () => {
+  const register = (client_name: string) =>
+    fetch(`${h.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    });
+
+  it('refuses a name with a bidirectional override, an isolate, an invisible mark, a control or a line separator', async () => {
+    for (const name of [
+      'Trusted\u202Egnp.exe',
+      'a\u2066b\u2069',
+      'Zero\u200Bwidth',
+      'Bell\u0007',
+      'Two\nlines',
+      'x\u2028y',
+    ]) {
+      const response = await register(name);
+      expect(response.status, JSON.stringify(name)).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    }
+  });
+
+  it('keeps names in any script, emoji sequences with joiners included', async () => {
+    for (const name of ['Café 日本 Агент', 'مساعد\u200Cذكي', 'Dev 👩\u200D💻']) {
+      const response = await register(name);
+      expect(response.status, name).toBe(201);
+      expect(((await response.json()) as { client_name: string }).client_name).toBe(name);
+    }
   });
 });

@@ -9,17 +9,19 @@ import {
   deleteExpiredRefreshTokens,
   findClient,
   findGrant,
+  type Grant,
   grantOfRefreshToken,
   insertClient,
   insertCode,
   insertGrant,
   insertRefreshToken,
   lockCode,
+  lockRefreshToken,
   markCodeUsed,
+  markRefreshTokenUsed,
   type OAuthClient,
   revokeGrant,
   secretMatches,
-  spendRefreshToken,
 } from './store.ts';
 import {
   ACCESS_TOKEN_SECONDS,
@@ -53,6 +55,13 @@ const AUTHORIZATION_FIELDS = [
   'code_challenge_method',
   'resource',
 ] as const;
+
+/**
+ * Characters that could disguise a client's name on the consent page: controls, format characters
+ * (bidirectional overrides and isolates, zero-width marks; the joiners U+200C and U+200D that
+ * scripts and emoji need excepted), line and paragraph separators, lone surrogates.
+ */
+const HIDDEN_CHARACTER = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 type Fields = Record<string, string | undefined>;
 
@@ -89,6 +98,15 @@ function validRedirectUri(value: unknown) {
   if (url.protocol === 'http:') return isLoopback(url);
   // Native apps' private-use schemes (com.example.app:/callback).
   return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol);
+}
+
+/** A form-urlencoded Basic credential (RFC 6749 §2.3.1) decoded; undefined when malformed. */
+function decodedOrUndefined(text: string) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function cookieOf(request: FastifyRequest, name: string) {
@@ -203,6 +221,13 @@ export function oauthRoutes(deps: OAuthDeps) {
       const responseTypes = body.response_types ?? ['code'];
       if (!Array.isArray(responseTypes) || !responseTypes.every((t) => t === 'code'))
         return oauthError(reply, 400, 'invalid_client_metadata', 'response_types may hold code only.');
+      if (typeof body.client_name === 'string' && HIDDEN_CHARACTER.test(body.client_name))
+        return oauthError(
+          reply,
+          400,
+          'invalid_client_metadata',
+          'client_name may not hold control, format (bidirectional overrides, invisible marks) or line separator characters.',
+        );
       const name =
         typeof body.client_name === 'string' && body.client_name.trim()
           ? body.client_name.trim().slice(0, 100)
@@ -391,22 +416,35 @@ export function oauthRoutes(deps: OAuthDeps) {
         .redirect(redirectWith(checked.redirectUri, { code, state: form.state }), 302);
     });
 
-    /** RFC 6749 §2.3: Basic, or client_id (+ client_secret) in the form, as the client registered. */
+    /**
+     * RFC 6749 §2.3: Basic, or client_id (+ client_secret) in the form, as the client registered.
+     * `basic` says the client tried Basic: its 401 then carries `WWW-Authenticate: Basic` (§5.2).
+     */
     async function authenticateClient(request: FastifyRequest, form: Fields) {
+      const authorization = request.headers.authorization ?? '';
+      const basic = /^Basic(?:\s|$)/i.test(authorization);
       let id = form.client_id;
       let secret = form.client_secret;
       let method: ClientAuthMethod = secret ? 'client_secret_post' : 'none';
-      const basic = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
       if (basic) {
-        const [user, ...password] = Buffer.from(basic, 'base64').toString('utf8').split(':');
-        id = decodeURIComponent(user ?? '');
-        secret = decodeURIComponent(password.join(':'));
+        const credentials = /^Basic\s+(\S+)$/i.exec(authorization)?.[1];
+        const [user, ...password] = Buffer.from(credentials ?? '', 'base64')
+          .toString('utf8')
+          .split(':');
+        id = decodedOrUndefined(user ?? '');
+        secret = decodedOrUndefined(password.join(':'));
         method = 'client_secret_basic';
       }
       const client = id ? await findClient(deps.db, id) : undefined;
-      if (!client || client.authMethod !== method) return undefined;
-      if (method !== 'none' && !secretMatches(client, secret ?? '')) return undefined;
-      return client;
+      if (!client || client.authMethod !== method) return { basic };
+      if (method !== 'none' && (secret === undefined || !secretMatches(client, secret))) return { basic };
+      return { client, basic };
+    }
+
+    /** The 401 of a failed client authentication (RFC 6749 §5.2). */
+    function invalidClient(reply: FastifyReply, basic: boolean) {
+      if (basic) reply.header('www-authenticate', 'Basic realm="oauth"');
+      return oauthError(reply, 401, 'invalid_client', 'Client authentication failed.');
     }
 
     async function issue(
@@ -443,11 +481,8 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     app.post('/oauth/token', hidden, async (request, reply) => {
       const form = stringFields(request.body);
-      const client = await authenticateClient(request, form);
-      if (!client) {
-        if (request.headers.authorization) reply.header('www-authenticate', 'Basic realm="oauth"');
-        return oauthError(reply, 401, 'invalid_client', 'Client authentication failed.');
-      }
+      const { client, basic } = await authenticateClient(request, form);
+      if (!client) return invalidClient(reply, basic);
       if (form.resource !== undefined && form.resource !== mcpUrl)
         return oauthError(reply, 400, 'invalid_target', `resource must be ${mcpUrl}.`);
       const now = deps.now();
@@ -487,29 +522,40 @@ export function oauthRoutes(deps: OAuthDeps) {
       if (form.grant_type === 'refresh_token') {
         if (!form.refresh_token)
           return oauthError(reply, 400, 'invalid_request', 'refresh_token is required.');
-        const spent = await spendRefreshToken(deps.db, form.refresh_token, now);
-        const grant = spent ? await findGrant(deps.db, spent.grantId) : undefined;
-        if (!spent || !grant || grant.clientId !== client.id)
-          return oauthError(reply, 400, 'invalid_grant', 'The refresh token is not valid.');
-        if (spent.status === 'spent') {
-          await revokeGrant(deps.db, grant.id, 'refresh_token_replay', now);
-          return oauthError(
-            reply,
-            400,
-            'invalid_grant',
-            'The refresh token was already used; the grant is revoked.',
-          );
-        }
-        if (grant.revokedAt) return oauthError(reply, 400, 'invalid_grant', 'The grant has been revoked.');
-        if (spent.expiresAt <= now)
-          return oauthError(reply, 400, 'invalid_grant', 'The refresh token has expired.');
-        const requested = form.scope === undefined ? parseScope(grant.scope) : parseScope(form.scope);
-        if (!requested.every((scope) => parseScope(grant.scope).includes(scope)))
-          return oauthError(reply, 400, 'invalid_scope', 'A refresh may only narrow the granted scope.');
-        const refreshToken = await insertRefreshToken(deps.db, grant.id, refreshExpiry);
+        const presented = form.refresh_token;
+        // Checked before it is spent: a refused refresh leaves the token usable (docs/agents.md).
+        const outcome = await deps.db.transaction<
+          { error: string; description: string } | { grant: Grant; refreshToken: string; scope: string }
+        >(async (tx) => {
+          const invalid = (description: string) => ({ error: 'invalid_grant', description });
+          const stored = await lockRefreshToken(tx, presented);
+          const grant = stored ? await findGrant(tx, stored.grantId) : undefined;
+          if (!stored || !grant || grant.clientId !== client.id)
+            return invalid('The refresh token is not valid.');
+          if (stored.usedAt) {
+            await revokeGrant(tx, grant.id, 'refresh_token_replay', now);
+            return invalid('The refresh token was already used; the grant is revoked.');
+          }
+          if (grant.revokedAt) return invalid('The grant has been revoked.');
+          if (stored.expiresAt <= now) return invalid('The refresh token has expired.');
+          const granted = parseScope(grant.scope);
+          const requested = form.scope === undefined ? granted : parseScope(form.scope);
+          if (!requested.every((scope) => granted.includes(scope)))
+            return {
+              error: 'invalid_scope',
+              description: 'A refresh may only narrow the granted scope.',
+            };
+          await markRefreshTokenUsed(tx, presented, now);
+          return {
+            grant,
+            refreshToken: await insertRefreshToken(tx, grant.id, refreshExpiry),
+            scope: requested.join(' '),
+          };
+        });
+        if ('error' in outcome) return oauthError(reply, 400, outcome.error, outcome.description);
         return reply
           .header('cache-control', 'no-store')
-          .send(await issue({ ...grant, scope: requested.join(' ') }, refreshToken));
+          .send(await issue({ ...outcome.grant, scope: outcome.scope }, outcome.refreshToken));
       }
       return oauthError(
         reply,
@@ -521,8 +567,8 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     app.post('/oauth/revoke', hidden, async (request, reply) => {
       const form = stringFields(request.body);
-      const client = await authenticateClient(request, form);
-      if (!client) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed.');
+      const { client, basic } = await authenticateClient(request, form);
+      if (!client) return invalidClient(reply, basic);
       if (!form.token) return oauthError(reply, 400, 'invalid_request', 'token is required.');
       const claims = await deps.tokens.verify(form.token, deps.now());
       const grantId = claims?.grant_id ?? (await grantOfRefreshToken(deps.db, form.token));

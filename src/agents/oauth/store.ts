@@ -234,28 +234,23 @@ export async function insertRefreshToken(tx: Queryable, grantId: string, expires
 }
 
 /**
- * Spends a refresh token: `fresh` when this call spent it; `spent` when it was spent before (a
- * replay: the caller revokes the grant); undefined when unknown.
+ * Locks a refresh token's row for a refresh (`for update`): a concurrent use of the same token
+ * waits, then sees it spent. `usedAt` is set once it was spent; undefined when unknown.
  */
-export async function spendRefreshToken(
-  db: Queryable,
-  token: string,
-  now: Date,
-): Promise<{ status: 'fresh' | 'spent'; grantId: string; expiresAt: Date } | undefined> {
-  const { rows } = await db.query<{ grant_id: string; expires_at: Date; spent: boolean }>(
-    `with spent as (
-       update oauth_refresh_tokens set used_at = $2::timestamptz
-       where token_sha256 = $1::bytea and used_at is null returning grant_id, expires_at)
-     select grant_id, expires_at, false as spent from spent
-     union all
-     select grant_id, expires_at, true from oauth_refresh_tokens
-     where token_sha256 = $1::bytea and not exists (select 1 from spent)`,
-    [sha256(token), now],
+export async function lockRefreshToken(tx: Queryable, token: string) {
+  const { rows } = await tx.query<{ grant_id: string; expires_at: Date; used_at: Date | null }>(
+    'select grant_id, expires_at, used_at from oauth_refresh_tokens where token_sha256 = $1::bytea for update',
+    [sha256(token)],
   );
   const row = rows[0];
-  return row
-    ? { status: row.spent ? 'spent' : 'fresh', grantId: row.grant_id, expiresAt: row.expires_at }
-    : undefined;
+  return row ? { grantId: row.grant_id, expiresAt: row.expires_at, usedAt: row.used_at } : undefined;
+}
+
+export async function markRefreshTokenUsed(tx: Queryable, token: string, now: Date) {
+  await tx.query('update oauth_refresh_tokens set used_at = $2::timestamptz where token_sha256 = $1::bytea', [
+    sha256(token),
+    now,
+  ]);
 }
 
 /** A refresh token past its 30 days can no longer be replayed into anything: it goes. */
