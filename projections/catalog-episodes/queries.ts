@@ -58,9 +58,22 @@ export interface EpisodePosition {
   i: string;
 }
 
-const COLUMNS = `id, podcast_id, slug, title, description, audio_url, image_url, url, language, explicit,
-  episode_number, duration_seconds, published_at, has_transcript, entity_count, clip_count, segment_count,
-  speakers, topics, videos`;
+/**
+ * SQL: the language of catalog_episodes row `e` (docs/catalog.md, "An episode's language"): what its
+ * event said (the episode's, else the transcript's, else its podcast block's), else the show's
+ * language in the podcasts read model, read at query time so that the two projections may run, and
+ * be rebuilt, in any order.
+ */
+export const episodeLanguage = (e: string) =>
+  `coalesce(${e}.language, (select lp.language from podcasts lp where lp.id = ${e}.podcast_id))`;
+
+/** SQL: row `e`'s language has this primary subtag, lower case (`en` covers `en-US` and `en_GB`). */
+export const episodeLanguageIs = (e: string, code: string) =>
+  `lower(split_part(replace(${episodeLanguage(e)}, '_', '-'), '-', 1)) = ${code}`;
+
+const COLUMNS = `id, podcast_id, slug, title, description, audio_url, image_url, url,
+  ${episodeLanguage('catalog_episodes')} as language, explicit, episode_number, duration_seconds, published_at,
+  has_transcript, entity_count, clip_count, segment_count, speakers, topics, videos`;
 
 export async function listEpisodes(
   db: Queryable,
@@ -73,7 +86,7 @@ export async function listEpisodes(
   if (f.podcastId !== undefined) where.push(`podcast_id = ${params.p(f.podcastId, 'text')}`);
   if (f.entityIds !== undefined) where.push(`entity_ids && ${params.p(f.entityIds, 'text[]')}`);
   if (f.language !== undefined)
-    where.push(`lower(split_part(language, '-', 1)) = ${params.p(f.language.toLowerCase(), 'text')}`);
+    where.push(episodeLanguageIs('catalog_episodes', params.p(f.language.toLowerCase(), 'text')));
   if (f.title !== undefined) where.push(`title ilike ${params.p(`%${likeLiteral(f.title)}%`, 'text')}`);
   if (f.publishedAfter) where.push(`published_at >= ${params.p(f.publishedAfter, 'timestamptz')}`);
   if (f.publishedBefore) where.push(`published_at < ${params.p(f.publishedBefore, 'timestamptz')}`);

@@ -1,5 +1,6 @@
 import { exactInstant, Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
+import { episodeLanguageIs } from '../catalog-episodes/queries.ts';
 import {
   anyTerm,
   everyTerm,
@@ -16,7 +17,7 @@ import {
 export interface EpisodeScope {
   podcastId?: string;
   episodeId?: string;
-  /** ISO 639-1 code matched on the primary subtag of the episode's language. */
+  /** ISO 639-1 code matched on the primary subtag of the episode's language (its own, else its show's). */
   language?: string;
   since?: Date;
   until?: Date;
@@ -79,9 +80,7 @@ function scopeConditions(params: Params, s: EpisodeScope, within?: string): stri
   if (s.podcastId !== undefined) where.push(`e.podcast_id = ${params.p(s.podcastId, 'text')}`);
   if (s.episodeId !== undefined) where.push(`e.id = ${params.p(s.episodeId, 'text')}`);
   if (s.language !== undefined)
-    where.push(
-      `lower(split_part(replace(e.language, '_', '-'), '-', 1)) = ${params.p(s.language.toLowerCase(), 'text')}`,
-    );
+    where.push(episodeLanguageIs('e', params.p(s.language.toLowerCase(), 'text')));
   if (s.since) where.push(`e.published_at >= ${params.p(s.since, 'timestamptz')}`);
   if (s.until) where.push(`e.published_at < ${params.p(s.until, 'timestamptz')}`);
   if (s.entity) {
