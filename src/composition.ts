@@ -53,7 +53,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       listBytes: runtime.config.catalogListMb * 2 ** 20,
     }),
     searchCapability(
-      { now: () => runtime.now() },
+      { now: () => runtime.now(), statementTimeoutMs: runtime.config.searchStatementTimeoutMs },
       runtime.config.semanticSearch ? { runtime, provider: embeddingProvider(runtime.config) } : undefined,
     ),
     advertisingCapability(runtime),

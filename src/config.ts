@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { SEARCH_STATEMENT_TIMEOUT_MS } from './search/statement-timeout.ts';
 import { decodeKey } from './secret-key.ts';
 
 /** Every environment variable earshot reads (README.md, Configuration), parsed once. */
@@ -43,6 +44,8 @@ export interface Config {
   x402: X402Config | undefined;
   /** EARSHOT_SEMANTIC_SEARCH=off: this process neither embeds nor loads the vector index (docs/semantic-search.md). */
   semanticSearch: boolean;
+  /** EARSHOT_SEARCH_STATEMENT_TIMEOUT_MS: the longest a search route's statement may run, 0 for no limit (docs/search.md). */
+  searchStatementTimeoutMs: number;
 }
 
 export interface EmbeddingsConfig {
@@ -152,6 +155,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogItemsMb: count(env, 'EARSHOT_CATALOG_ITEMS_MB', 32, 0, 65_536),
     catalogListMb: count(env, 'EARSHOT_CATALOG_LIST_MB', 64, 0, 65_536),
     x402: x402Config(env),
+    searchStatementTimeoutMs: count(
+      env,
+      'EARSHOT_SEARCH_STATEMENT_TIMEOUT_MS',
+      SEARCH_STATEMENT_TIMEOUT_MS,
+      0,
+      3_600_000,
+    ),
   };
 }
 

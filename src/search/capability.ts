@@ -6,6 +6,7 @@ import { searchRoutes } from './routes.ts';
 import { openAiProvider } from './semantic/openai.ts';
 import type { EmbeddingProvider } from './semantic/provider.ts';
 import { builtinProvider } from './semantic/word-vectors.ts';
+import { SEARCH_STATEMENT_TIMEOUT_MS } from './statement-timeout.ts';
 
 /** EARSHOT_EMBEDDINGS_URL's API when set, else the built-in offline model (docs/semantic-search.md). */
 export const embeddingProvider = (config: Runtime['config']): EmbeddingProvider =>
@@ -34,12 +35,18 @@ function embedderWorker(runtime: Pick<Runtime, 'db' | 'store' | 'log'>, provider
  * (projector role) and the API loads the vector index; without it, semantic_search answers 422.
  */
 export function searchCapability(
-  deps: { now(): Date },
+  deps: { now(): Date; statementTimeoutMs?: number },
   embeddings?: { runtime: Pick<Runtime, 'db' | 'store' | 'log'>; provider: EmbeddingProvider },
 ): Capability {
   return {
     name: 'search',
-    routes: [searchRoutes({ now: deps.now, provider: embeddings?.provider })],
+    routes: [
+      searchRoutes({
+        now: deps.now,
+        provider: embeddings?.provider,
+        statementTimeoutMs: deps.statementTimeoutMs ?? SEARCH_STATEMENT_TIMEOUT_MS,
+      }),
+    ],
     projections: [searchPassagesProjection],
     workers: embeddings ? [embedderWorker(embeddings.runtime, embeddings.provider)] : [],
   };

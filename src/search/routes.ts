@@ -12,6 +12,7 @@ import {
   searchEpisodes,
 } from '../../projections/search-passages/queries.ts';
 import { offsetCursor } from '../catalog/params.ts';
+import type { Queryable } from '../db/db.ts';
 import { ValidationError } from '../errors.ts';
 import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
@@ -32,6 +33,7 @@ import {
 import { assertSemanticTimeseries, semanticPage, semanticTimeseries } from './semantic/answers.ts';
 import type { EmbeddingProvider } from './semantic/provider.ts';
 import { type Semantic, semanticOf } from './semantic/semantic.ts';
+import { boundedReads } from './statement-timeout.ts';
 import { bucketsOf, timeseriesOf } from './timeseries.ts';
 
 interface SearchQuery extends FilterQuery {
@@ -72,16 +74,16 @@ function requireEntity(filters: Filters) {
  * The page's episodes with the entity's mention lines: the producer's (whole transcript read) or
  * the detector's, run on the lines the index found (only those and their context read).
  */
-async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: string[], contextLines: number) {
+async function mentionsOf(db: Queryable, entity: ResolvedEntity, ids: string[], contextLines: number) {
   const { produced, detected: candidates } = await entityLines(
-    app.db,
+    db,
     { id: entity.entity.id, names: entity.names },
     ids,
   );
   const wanted = new Map<string, number[]>();
   for (const id of ids)
     if (!produced.has(id)) wanted.set(id, around(candidates.get(id) ?? [], contextLines, contextLines));
-  const parts = await loadEpisodes(app.db, ids, wanted);
+  const parts = await loadEpisodes(db, ids, wanted);
   const detector = nameDetector(entity);
   const mentions = new Map(
     [...parts].map(([id, episode]) => [
@@ -93,11 +95,11 @@ async function mentionsOf(app: FastifyInstance, entity: ResolvedEntity, ids: str
 }
 
 /** Episodes and mentions per bucket over [since, until), by default the year before now. */
-async function timeseries(app: FastifyInstance, filters: Filters, interval: Interval, now: Date) {
+async function timeseries(db: Queryable, filters: Filters, interval: Interval, now: Date) {
   const until = filters.scope.until ?? now;
   const since = filters.scope.since ?? new Date(until.getTime() - YEAR);
   const buckets = bucketsOf(since, until, interval);
-  const counts = await countByBucket(app.db, { ...filters.scope, since, until }, filters.keywords, interval);
+  const counts = await countByBucket(db, { ...filters.scope, since, until }, filters.keywords, interval);
   return timeseriesOf(interval, buckets, counts);
 }
 
@@ -110,9 +112,15 @@ function enabled(semantic: Semantic | undefined, text: string): Semantic {
 }
 
 /** The search surface (docs/search.md): episode search, mentions and their timeseries. */
-export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | undefined }) {
+export function searchRoutes(deps: {
+  now(): Date;
+  provider: EmbeddingProvider | undefined;
+  statementTimeoutMs: number;
+}) {
   return async function routes(app: FastifyInstance) {
     const semantic = deps.provider && semanticOf(app.db, deps.provider, app.log);
+    // Every read of a request, each statement limited (docs/search.md, "Statement timeout").
+    const db = boundedReads(app.db, deps.statementTimeoutMs);
     app.get<{ Querystring: SearchQuery }>(
       '/v1/podcasts/episodes/search',
       {
@@ -127,7 +135,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
       },
       async (request) => {
         const q = request.query;
-        const filters = await resolveFilters(app.db, q, 'search');
+        const filters = await resolveFilters(db, q, 'search');
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
         if (q.semantic_search !== undefined)
@@ -136,20 +144,13 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
             offset,
             next: cursor.next,
           });
-        const hits = await searchEpisodes(
-          app.db,
-          filters.scope,
-          filters.keywords,
-          q.sort,
-          q.limit + 1,
-          offset,
-        );
+        const hits = await searchEpisodes(db, filters.scope, filters.keywords, q.sort, q.limit + 1, offset);
         const shown = hits.slice(0, q.limit);
         const ids = shown.map((h) => h.episode_id);
         const keywords = filters.keywords;
         let data: ReturnType<typeof searchItem>[];
         if (keywords === undefined && filters.entity !== undefined) {
-          const { parts, mentions } = await mentionsOf(app, filters.entity, ids, WINDOW_CONTEXT_LINES);
+          const { parts, mentions } = await mentionsOf(db, filters.entity, ids, WINDOW_CONTEXT_LINES);
           data = shown.flatMap((hit) => {
             const episode = parts.get(hit.episode_id);
             if (episode === undefined) return [];
@@ -169,7 +170,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
             ]),
           );
           // Without keywords nor entity an item has no windows: no line is read.
-          const parts = await loadEpisodes(app.db, ids, wanted);
+          const parts = await loadEpisodes(db, ids, wanted);
           data = shown.flatMap((hit) => {
             const episode = parts.get(hit.episode_id);
             if (episode === undefined) return [];
@@ -190,7 +191,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
         if (page.has_more) page.cursor = cursor.next(offset + q.limit);
         if (data.length === 0 && offset === 0)
           page.diagnostics = await diagnose(
-            activeFilters(filters, q, (scope, keywords) => anyEpisode(app.db, scope, keywords)),
+            activeFilters(filters, q, (scope, keywords) => anyEpisode(db, scope, keywords)),
           );
         return page;
       },
@@ -209,8 +210,8 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
       },
       async (request) => {
         const q = request.query;
-        const filters = await resolveFilters(app.db, q, 'search');
-        if (q.semantic_search === undefined) return timeseries(app, filters, q.interval, deps.now());
+        const filters = await resolveFilters(db, q, 'search');
+        if (q.semantic_search === undefined) return timeseries(db, filters, q.interval, deps.now());
         const on = enabled(semantic, q.semantic_search);
         const until = filters.scope.until ?? deps.now();
         assertSemanticTimeseries(q, filters.scope.since, until);
@@ -229,18 +230,18 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
           tags,
           summary: 'Episodes that mention an entity, newest first, with windows around each mention',
           querystring: mentionsQuerySchema,
-          response: { 200: mentionsPageSchema, ...problemResponses(400, 401, 422) },
+          response: { 200: mentionsPageSchema, ...problemResponses(400, 401, 422, 503) },
         },
       },
       async (request) => {
         const q = request.query;
-        const filters = await resolveFilters(app.db, q, 'mentions');
+        const filters = await resolveFilters(db, q, 'mentions');
         const entity = requireEntity(filters);
         const after = q.cursor ? app.cursors.decode<MentionPosition>(q.cursor) : undefined;
-        const rows = await mentionEpisodes(app.db, filters.scope, q.limit + 1, after);
+        const rows = await mentionEpisodes(db, filters.scope, q.limit + 1, after);
         const shown = rows.slice(0, q.limit);
         const { parts, mentions } = await mentionsOf(
-          app,
+          db,
           entity,
           shown.map((r) => r.i),
           q.context_lines,
@@ -272,7 +273,7 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
         if (data.length === 0 && after === undefined)
           page.diagnostics = await diagnose(
             activeFilters(filters, q, async (scope: EpisodeScope, _k: KeywordFilter | undefined) =>
-              scope.entity === undefined ? true : (await mentionEpisodes(app.db, scope, 1)).length > 0,
+              scope.entity === undefined ? true : (await mentionEpisodes(db, scope, 1)).length > 0,
             ),
           );
         return page;
@@ -287,13 +288,13 @@ export function searchRoutes(deps: { now(): Date; provider: EmbeddingProvider | 
           summary:
             "An entity's mentions and the episodes holding them per day, week or month (UTC, zero-filled)",
           querystring: mentionsTimeseriesQuerySchema,
-          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422) },
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 503) },
         },
       },
       async (request) => {
-        const filters = await resolveFilters(app.db, request.query, 'mentions');
+        const filters = await resolveFilters(db, request.query, 'mentions');
         requireEntity(filters);
-        return timeseries(app, filters, request.query.interval, deps.now());
+        return timeseries(db, filters, request.query.interval, deps.now());
       },
     );
   };

@@ -48,11 +48,15 @@ export interface SearchHarness {
  * A migrated database, the search routes and every projection they read; `now` is fixed at NOW.
  * With a `provider`, semantic search uses it and ingesting also runs the embedder.
  */
-export async function searchHarness(engine: Engine, provider?: EmbeddingProvider): Promise<SearchHarness> {
+export async function searchHarness(
+  engine: Engine,
+  provider?: EmbeddingProvider,
+  options: { statementTimeoutMs?: number } = {},
+): Promise<SearchHarness> {
   const { db, drop } = await createDb(engine);
   const store: EventStore = createPostgresEventStore(db);
   const capability = searchCapability(
-    { now: () => NOW },
+    { now: () => NOW, ...options },
     provider && { runtime: { db, store, log: pino({ level: 'silent' }) }, provider },
   );
   const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 5), routes: capability.routes ?? [] });

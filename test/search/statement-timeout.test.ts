@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { UnavailableError } from '../../src/errors.ts';
+import { boundedReads } from '../../src/search/statement-timeout.ts';
+import { episodeEvent } from '../fixtures/events.ts';
+import { createTestDb } from '../support/db.ts';
+import { searchHarness } from './support.ts';
+
+// No search statement holds a connection past the statement timeout (docs/search.md, "Statement
+// timeout"). An episode of very repetitive lines makes PostgreSQL's ts_rank slow: a search that
+// takes far more than a millisecond.
+const REPEATED = 'sa al ay wa '.repeat(60);
+
+describe('the search statement timeout (postgres)', () => {
+  it('stops a statement past the limit with 503 query_timeout, and the pool keeps working', async () => {
+    const { db, drop } = await createTestDb({ max: 2 });
+    try {
+      const bounded = boundedReads(db, 50);
+      const error = await bounded.query('select pg_sleep(2)').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect(error).toMatchObject({ status: 503, errorCode: 'query_timeout' });
+      expect((await bounded.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      const { rows } = await db.query<{ timeout: string }>(
+        "select current_setting('statement_timeout') as timeout",
+      );
+      expect(rows[0]?.timeout).toBe('0');
+    } finally {
+      await drop();
+    }
+  });
+
+  it('answers a search that passes a tiny limit with problem+json 503 query_timeout', async () => {
+    const h = await searchHarness('postgres', undefined, { statementTimeoutMs: 1 });
+    try {
+      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
+      const response = await h.get('/v1/podcasts/episodes/search', { keyword_search: 'sa al ay wa' });
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.json()).toMatchObject({ status: 503, error_code: 'query_timeout' });
+    } finally {
+      await h.close();
+    }
+  });
+});
