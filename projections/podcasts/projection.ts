@@ -67,10 +67,18 @@ function valuesOf(event: PodcastUpserted | EpisodeTranscribed): Values {
         };
   const out: Values = {};
   for (const field of FIELDS) if (values[field] !== undefined) out[field] = values[field];
-  if (typeof out.title === 'string') out.search_title = searchKey(out.title);
+  if (typeof out.title === 'string') out.search_title = titleKey(out.title);
   if (typeof out.description === 'string') out.search_description = searchKey(out.description);
   return out;
 }
+
+/**
+ * A title's search key, at most TITLE_KEY_CHARS characters (2,000 bytes): it is in a btree index,
+ * whose rows hold 2,704 bytes, and folding can make a title far longer than it is ('ﷺ' is four
+ * words). A query is at most 200 characters, so a longer key is never matched on what is cut.
+ */
+const TITLE_KEY_CHARS = 500;
+const titleKey = (title: string) => Array.from(searchKey(title)).slice(0, TITLE_KEY_CHARS).join('').trimEnd();
 
 /** Merges a batch's events per podcast, field by field, the later occurred_at winning. */
 function mergeBatch(events: readonly RecordedEvent[]): Version[] {

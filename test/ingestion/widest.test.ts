@@ -18,15 +18,16 @@ import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts'
 import { createTestDb } from '../support/db.ts';
 
 /**
- * n characters of four UTF-8 bytes each, varied so that PostgreSQL cannot compress them, ending in
- * `tag` (the same for the same arguments): the most bytes n characters can take.
+ * n letters of four UTF-8 bytes each (CJK Extension B: letters, so search keys keep them all),
+ * varied so that PostgreSQL cannot compress them, ending in `tag` (the same for the same
+ * arguments): the most bytes n characters can take.
  */
 const wide = (n: number, tag = ''): string => {
   let seed = n + 1;
   let text = '';
   for (let i = tag.length; i < n; i++) {
     seed = (seed * 48_271) % 2_147_483_647;
-    text += String.fromCodePoint(0x10000 + (seed % 0xf0000));
+    text += String.fromCodePoint(0x20000 + (seed % 0xa6e0));
   }
   return text + tag;
 };
