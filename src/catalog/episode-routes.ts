@@ -81,7 +81,9 @@ async function clipsWithSegments(db: Queryable, episodeId: string) {
   const clips = await listClips(db, { episodeId }, 1000);
   const ids = [...new Set(clips.flatMap((c) => (c.segment_id ? [c.segment_id] : [])))];
   const segments = ids.length ? await segmentsByIds(db, ids) : [];
-  return { clips, segments: new Map(segments.map((s) => [s.id, s])) };
+  // A segment id another episode has taken since names no segment of this one.
+  const own = segments.filter((s) => s.episode_id === episodeId);
+  return { clips, segments: new Map(own.map((s) => [s.id, s])) };
 }
 
 interface EpisodeListQuery {

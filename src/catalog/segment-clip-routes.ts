@@ -63,10 +63,15 @@ async function clipItems(db: Queryable, clips: ClipRow[]) {
     ),
   ]);
   const segmentOf = new Map(segments.map((s) => [s.id, s]));
+  // A clip's segment is one of its own episode's: an id another episode has taken since names none.
+  const segmentOfClip = (c: ClipRow) => {
+    const segment = c.segment_id ? segmentOf.get(c.segment_id) : undefined;
+    return segment?.episode_id === c.episode_id ? segment : undefined;
+  };
   return clips.map((c) =>
     toClip(c, {
       ...(episodes.get(c.episode_id) ? { episode: episodes.get(c.episode_id)! } : {}),
-      segment: c.segment_id ? segmentOf.get(c.segment_id) : undefined,
+      segment: segmentOfClip(c),
       entities,
     }),
   );

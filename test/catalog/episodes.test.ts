@@ -497,3 +497,52 @@ describe('episodes, transcripts, segments and clips', () => {
     expect((await h.get('/v1/podcasts/clips/clip-a')).statusCode).toBe(404);
   });
 });
+
+describe('a clip whose segment id another episode has taken since', () => {
+  let h: CatalogHarness;
+  beforeAll(async () => {
+    h = await catalogHarness('postgres');
+    const segment = {
+      id: 'seg-shared',
+      number: 1,
+      title: 'Shared',
+      type: 'INTERVIEW',
+      start_seconds: 0,
+      end_seconds: 60,
+    };
+    await h.ingest([
+      podcastEvent({ id: 'pod-x', title: 'Show X' }),
+      episodeOf({
+        id: 'ep-first',
+        podcastId: 'pod-x',
+        extra: {
+          segments: [segment],
+          clips: [
+            {
+              id: 'clip-first',
+              title: 'A clip',
+              start_seconds: 1,
+              end_seconds: 20,
+              segment_id: 'seg-shared',
+            },
+          ],
+        } as never,
+      }),
+      episodeOf({ id: 'ep-second', podcastId: 'pod-x', extra: { segments: [segment] } as never }),
+    ]);
+  }, 120_000);
+  afterAll(() => h.close());
+
+  it('shows no segment on either clip route: the segment is now another episode’s', async () => {
+    const segment = (await h.get('/v1/podcasts/segments/seg-shared')).json();
+    expect(segment.episode?.id ?? segment.episode_id).toBe('ep-second');
+    const listed = (await h.get('/v1/podcasts/clips', { episode_id: 'ep-first' })).json().data;
+    expect(listed.map((c: { id: string; segment?: unknown }) => [c.id, c.segment])).toEqual([
+      ['clip-first', undefined],
+    ]);
+    const included = (await h.get('/v1/podcasts/episodes/ep-first', { include: 'clips' })).json().clips;
+    expect(included.map((c: { id: string; segment?: unknown }) => [c.id, c.segment])).toEqual([
+      ['clip-first', undefined],
+    ]);
+  });
+});
