@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findGrant } from '../../src/agents/oauth/store.ts';
+import { findGrant, lockRefreshToken, revokeGrant } from '../../src/agents/oauth/store.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { ENTITY, seedEntity } from '../alerts/support.ts';
 import { createTenant } from '../support/platform.ts';
@@ -311,6 +311,38 @@ describe('the OAuth flow, driven by oauth4webapi against a listening server', ()
     ]);
     expect(outcomes.sort()).toEqual(['invalid_grant', undefined]);
     expect((await findGrant(h.db, grantOf(tokens.access_token)))?.revokedReason).toBe('refresh_token_replay');
+  });
+
+  it("replays of two of a grant's spent tokens at once wait for each other instead of deadlocking", async () => {
+    const { params, verifier } = await authorize('mcp:read');
+    const first = await exchange(params, verifier);
+    const second = await refresh(first.refresh_token!);
+    await refresh(second.refresh_token!);
+    const grantId = grantOf(first.access_token);
+    // The token endpoint's two steps for a replay, in two transactions interleaved: each locks its
+    // token, then revokes the grant (which writes every token of the grant).
+    let firstLocked!: () => void;
+    const locked = new Promise<void>((resolve) => {
+      firstLocked = resolve;
+    });
+    const replay = (token: string, wait: () => Promise<unknown>) =>
+      h.db.transaction(async (tx) => {
+        await lockRefreshToken(tx, token);
+        await wait();
+        await revokeGrant(tx, grantId, 'refresh_token_replay', new Date());
+      });
+    const outcomes = await Promise.allSettled([
+      replay(first.refresh_token!, async () => {
+        firstLocked();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }),
+      locked.then(() => replay(second.refresh_token!, async () => {})),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.status))).toEqual([
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((await findGrant(h.db, grantId))?.revokedReason).toBe('refresh_token_replay');
   });
 
   it('a read-only grant lists alerts but gets insufficient_scope on a write tool', async () => {

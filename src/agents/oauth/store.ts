@@ -237,7 +237,17 @@ export async function insertRefreshToken(tx: Queryable, grantId: string, expires
  * Locks a refresh token's row for a refresh (`for update`): a concurrent use of the same token
  * waits, then sees it spent. `usedAt` is set once it was spent; undefined when unknown.
  */
+/**
+ * Locks a refresh token's grant, then the token (for update): every writer of a grant's tokens
+ * takes the grant first (revokeGrant updates it before them), so two replays of one grant's spent
+ * tokens, or a replay and a revoke, wait for each other instead of deadlocking.
+ */
 export async function lockRefreshToken(tx: Queryable, token: string) {
+  await tx.query(
+    `select 1 from oauth_grants
+      where id = (select grant_id from oauth_refresh_tokens where token_sha256 = $1::bytea) for update`,
+    [sha256(token)],
+  );
   const { rows } = await tx.query<{ grant_id: string; expires_at: Date; used_at: Date | null }>(
     'select grant_id, expires_at, used_at from oauth_refresh_tokens where token_sha256 = $1::bytea for update',
     [sha256(token)],
