@@ -75,9 +75,24 @@ export async function findSegment(db: Queryable, id: string): Promise<SegmentRow
   return rows[0] ?? null;
 }
 
-export async function segmentsByIds(db: Queryable, ids: readonly string[]): Promise<SegmentRow[]> {
+/**
+ * The segment each clip names, by clip id, when it is one of the clip's own episode's: a segment
+ * id another episode has taken since names no segment of this clip's.
+ */
+export async function segmentsOfClips(
+  db: Queryable,
+  clips: readonly { id: string; episode_id: string; segment_id: string | null }[],
+): Promise<Map<string, SegmentRow>> {
+  const named = clips.flatMap((c) => (c.segment_id ? [{ ...c, segment_id: c.segment_id }] : []));
+  if (named.length === 0) return new Map();
   const { rows } = await db.query<SegmentRow>(`select ${COLUMNS} from segments where id = any($1::text[])`, [
-    ids,
+    [...new Set(named.map((c) => c.segment_id))],
   ]);
-  return rows;
+  const byId = new Map(rows.map((s) => [s.id, s]));
+  const ofClip = new Map<string, SegmentRow>();
+  for (const c of named) {
+    const segment = byId.get(c.segment_id);
+    if (segment?.episode_id === c.episode_id) ofClip.set(c.id, segment);
+  }
+  return ofClip;
 }

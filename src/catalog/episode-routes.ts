@@ -10,7 +10,7 @@ import {
 import { listClips } from '../../projections/clips/queries.ts';
 import { findCompany } from '../../projections/entities/knowledge.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
-import { listSegments, segmentsByIds } from '../../projections/segments/queries.ts';
+import { listSegments, segmentsOfClips } from '../../projections/segments/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
@@ -79,11 +79,7 @@ async function episodeDetailOr404(
 /** An episode's clips with the segments they name: a clip's segment never depends on the other includes. */
 async function clipsWithSegments(db: Queryable, episodeId: string) {
   const clips = await listClips(db, { episodeId }, 1000);
-  const ids = [...new Set(clips.flatMap((c) => (c.segment_id ? [c.segment_id] : [])))];
-  const segments = ids.length ? await segmentsByIds(db, ids) : [];
-  // A segment id another episode has taken since names no segment of this one.
-  const own = segments.filter((s) => s.episode_id === episodeId);
-  return { clips, segments: new Map(own.map((s) => [s.id, s])) };
+  return { clips, segments: await segmentsOfClips(db, clips) };
 }
 
 interface EpisodeListQuery {
@@ -216,9 +212,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         if (include.has('topics')) item.topics = episode.topics.map(toEpisodeTopic);
         if (segments) item.segments = segments.map((s) => toSegment(s));
         if (clips)
-          item.clips = clips.clips.map((c) =>
-            toClip(c, { segment: c.segment_id ? clips.segments.get(c.segment_id) : undefined, entities }),
-          );
+          item.clips = clips.clips.map((c) => toClip(c, { segment: clips.segments.get(c.id), entities }));
         if (ads) item.ads = ads.map(toAd);
         if (!include.has('transcript') || !transcript) return item;
         // The lines serialized once per transcript version (2,000 of them cost far more than the rest

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { findCatalogEpisode } from '../../projections/catalog-episodes/queries.ts';
 import { type ClipRow, findClip, listClips } from '../../projections/clips/queries.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
-import { findSegment, listSegments, segmentsByIds } from '../../projections/segments/queries.ts';
+import { findSegment, listSegments, segmentsOfClips } from '../../projections/segments/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
@@ -53,25 +53,16 @@ async function clipItems(db: Queryable, clips: ClipRow[]) {
       db,
       clips.map((c) => c.episode_id),
     ),
-    segmentsByIds(
-      db,
-      clips.flatMap((c) => (c.segment_id ? [c.segment_id] : [])),
-    ),
+    segmentsOfClips(db, clips),
     entityReferences(
       db,
       clips.flatMap((c) => [c.speaker?.entity_id, c.speaker?.person_id]),
     ),
   ]);
-  const segmentOf = new Map(segments.map((s) => [s.id, s]));
-  // A clip's segment is one of its own episode's: an id another episode has taken since names none.
-  const segmentOfClip = (c: ClipRow) => {
-    const segment = c.segment_id ? segmentOf.get(c.segment_id) : undefined;
-    return segment?.episode_id === c.episode_id ? segment : undefined;
-  };
   return clips.map((c) =>
     toClip(c, {
       ...(episodes.get(c.episode_id) ? { episode: episodes.get(c.episode_id)! } : {}),
-      segment: segmentOfClip(c),
+      segment: segments.get(c.id),
       entities,
     }),
   );

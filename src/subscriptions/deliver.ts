@@ -43,24 +43,27 @@ const TRANSIENT_CODES = new Set([
 const TRANSIENT_MESSAGE =
   /Connection terminated|timeout exceeded when trying to connect|Connection refused|connection error|event store is closed/i;
 
-function isTransient(error: unknown, depth = 0): boolean {
+/** Whether `test` holds for the error or one of its causes (three deep). */
+function anyCause(error: unknown, test: (error: Error & { code?: unknown }) => boolean, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
-  // A dependency that says it cannot answer now (an embeddings API): waited out, never parked.
-  if ((error as { transient?: unknown }).transient === true) return true;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('08'))) return true;
-  return TRANSIENT_MESSAGE.test(error.message) || isTransient(error.cause, depth + 1);
+  return test(error) || anyCause(error.cause, test, depth + 1);
 }
 
+const isTransient = (error: unknown) =>
+  anyCause(
+    error,
+    (e) =>
+      // A dependency that says it cannot answer now (an embeddings API): waited out, never parked.
+      (e as { transient?: unknown }).transient === true ||
+      (typeof e.code === 'string' && (TRANSIENT_CODES.has(e.code) || e.code.startsWith('08'))) ||
+      TRANSIENT_MESSAGE.test(e.message),
+  );
+
 // SQLSTATE classes that refuse the data itself: 22 (a data exception: a value out of range, a text
-// PostgreSQL cannot read) and 54 (a program limit: an index row too large). The same event can
-// never pass, so it is not retried: it is parked at its first failure (docs/event-store.md).
-function isRefusedData(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 3) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && /^(22|54)/.test(code)) return true;
-  return isRefusedData(error.cause, depth + 1);
-}
+// PostgreSQL cannot read) and 54 (a program limit: an index row too large). A retry against the same
+// state and settings fails alike, so it is parked at its first failure (docs/event-store.md).
+const isRefusedData = (error: unknown) =>
+  anyCause(error, (e) => typeof e.code === 'string' && /^(22|54)/.test(e.code));
 
 type Outcome = { ok: true; moved: boolean } | { ok: false; error: unknown; attempts: number };
 
