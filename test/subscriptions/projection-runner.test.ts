@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/db/db.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import type { NewEvent, RecordedEvent } from '../../src/eventstore/port.ts';
+import type { EventStore, NewEvent, RecordedEvent } from '../../src/eventstore/port.ts';
 import { START } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore, type PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import {
@@ -377,13 +377,31 @@ describe('projection runner across processes (PostgreSQL)', () => {
     const name = 'rebuilt_live';
     await createCountingTable(testDb.db, name);
     await appendCounted(store, 'RebuiltLive', 500);
+    // Each batch the live runner reads waits for the gate before it is applied (no lock held yet).
+    let gate = Promise.resolve();
+    const gatedStore: EventStore = {
+      ...store,
+      subscribe: (options) =>
+        store.subscribe({
+          ...options,
+          handle: async (events, lastPosition) => {
+            await gate;
+            return options.handle(events, lastPosition);
+          },
+        }),
+    };
     const controller = new AbortController();
     const live = countingProjection(name, 'RebuiltLive', 'live');
-    const runner = runProjection(otherProcess(), store, live, { signal: controller.signal, batchSize: 25 });
+    const runner = runProjection(otherProcess(), gatedStore, live, { signal: controller.signal, batchSize: 25 });
     await waitFor(async () => (await applications(testDb.db, name)).length === 500);
-    // From now on the live runner is busy (slow batches), so the rebuild takes part in the race
-    // for batches rather than watching the live runner do everything.
+    // From now on the live runner is busy (slow batches), and it holds its next batch until the
+    // rebuild has applied one, so the rebuild surely takes part in the race for batches (left to
+    // itself the live runner, a step ahead after each commit, can win every one).
     live.apply = countingProjection(name, 'RebuiltLive', 'live', 50).apply;
+    let open!: () => void;
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
 
     const appending = appendCounted(store, 'RebuiltLive', 300, 5);
     const rebuilt = await rebuildProjection(
@@ -392,8 +410,12 @@ describe('projection runner across processes (PostgreSQL)', () => {
       countingProjection(name, 'RebuiltLive', 'rebuild'),
       {
         batchSize: 25,
+        onProgress: (done) => {
+          if (done > 0) open();
+        },
       },
     );
+    open();
     await appending;
     await waitFor(async () => (await applications(testDb.db, name)).length === 800);
     controller.abort();
