@@ -140,3 +140,52 @@ export async function catalogEpisodesByIds(db: Queryable, ids: readonly string[]
   );
   return rows;
 }
+
+/** A show's speaker: the one person (by entity, else person, else name) across its episodes. */
+export interface PodcastSpeakerRow {
+  name: string | null;
+  role: string;
+  entity_id: string | null;
+  person_id: string | null;
+  occurrences: number;
+}
+
+/**
+ * A show's most frequent speakers (docs/catalog.md, "A show's speakers"): each speaker of its
+ * episodes, known by entity id, else person id, else name (case-folded); `occurrences` counts the
+ * episodes they speak in; their name is the latest episode's, their role the one of most of their
+ * episodes (the latest among equals). Most occurrences first, then the latest to speak.
+ */
+export async function podcastSpeakers(db: Queryable, podcastId: string, limit: number) {
+  const { rows } = await db.query<PodcastSpeakerRow>(
+    `with spoken as (
+       select distinct on (e.id, s.k) s.k, e.published_at, s.name, s.role, s.entity_id, s.person_id
+         from catalog_episodes e
+        cross join lateral (
+          select coalesce('e:' || (x->>'entity_id'), 'p:' || (x->>'person_id'), 'n:' || lower(x->>'name')) as k,
+                 x->>'name' as name, x->>'role' as role, x->>'entity_id' as entity_id,
+                 x->>'person_id' as person_id
+            from jsonb_array_elements(e.speakers) x) s
+        where e.podcast_id = $1 and s.k is not null
+        order by e.id, s.k, s.name nulls last
+     ),
+     top as (
+       select k, count(*)::int as occurrences, max(published_at) as last_at
+         from spoken group by k
+        order by occurrences desc, last_at desc, k limit $2
+     )
+     select t.occurrences,
+            (select x.name from spoken x where x.k = t.k and x.name is not null
+              order by x.published_at desc limit 1) as name,
+            (select x.role from spoken x where x.k = t.k
+              group by x.role order by count(*) desc, max(x.published_at) desc, x.role limit 1) as role,
+            (select x.entity_id from spoken x where x.k = t.k and x.entity_id is not null
+              order by x.published_at desc limit 1) as entity_id,
+            (select x.person_id from spoken x where x.k = t.k and x.person_id is not null
+              order by x.published_at desc limit 1) as person_id
+       from top t
+      order by t.occurrences desc, t.last_at desc, t.k`,
+    [podcastId, limit],
+  );
+  return rows;
+}

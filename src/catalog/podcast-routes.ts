@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { listEpisodes } from '../../projections/catalog-episodes/queries.ts';
+import { listEpisodes, podcastSpeakers } from '../../projections/catalog-episodes/queries.ts';
 import {
   formatsByIds,
   type PodcastFilters,
@@ -16,10 +16,18 @@ import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
 import { episodePage } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
 import { objectOf, type PodcastItems, withMembers } from './podcast-items.ts';
+import { entityReferences } from './references.ts';
 import type { responseCache } from './response-cache.ts';
-import { episodeSchema, formatSchema, idParams, instant, podcastSchema } from './schemas.ts';
+import {
+  episodeSchema,
+  formatSchema,
+  idParams,
+  instant,
+  podcastSchema,
+  podcastSpeakerSchema,
+} from './schemas.ts';
 import { searchKey } from './search-key.ts';
-import { podcastReferences, toEpisode, toFormat, toPodcast } from './views.ts';
+import { podcastReferences, toEpisode, toFormat, toPodcast, toPodcastSpeaker } from './views.ts';
 
 const commaList = (values: readonly string[], max: number) => {
   const one = `(${values.join('|')})`;
@@ -90,6 +98,18 @@ async function podcastItems(db: Queryable, ids: readonly string[], now: Date, to
   });
 }
 
+/** The most a show's speakers list (docs/catalog.md, "A show's speakers"). */
+const SHOW_SPEAKERS = 10;
+
+async function speakersOf(db: Queryable, podcastId: string) {
+  const rows = await podcastSpeakers(db, podcastId, SHOW_SPEAKERS);
+  const entities = await entityReferences(
+    db,
+    rows.map((row) => row.entity_id ?? row.person_id ?? undefined),
+  );
+  return rows.map((row) => toPodcastSpeaker(row, entities));
+}
+
 export interface PodcastRouteDeps {
   now(): Date;
   /**
@@ -108,7 +128,11 @@ export function podcastRoutes(
   cache: ReturnType<typeof responseCache>,
   items: PodcastItems,
 ) {
-  const extrasSchema = deps.podcastExtras && objectOf(deps.podcastExtras.properties);
+  const extraProperties = {
+    speakers: { type: 'array', items: podcastSpeakerSchema },
+    ...deps.podcastExtras?.properties,
+  };
+  const extrasSchema = objectOf(extraProperties);
   return async function routes(app: FastifyInstance) {
     cache(app);
     app.addHook('onReady', async () => items.warm(app.db));
@@ -254,26 +278,25 @@ export function podcastRoutes(
             properties: { topic_limit: { type: 'integer', minimum: 0, maximum: 100, default: 10 } },
           },
           response: {
-            200: deps.podcastExtras
-              ? {
-                  ...podcastSchema,
-                  properties: { ...podcastSchema.properties, ...deps.podcastExtras.properties },
-                }
-              : podcastSchema,
+            200: { ...podcastSchema, properties: { ...podcastSchema.properties, ...extraProperties } },
             ...problemResponses(400, 401, 404),
           },
         },
       },
       async (request, reply) => {
         const id = await podcastIdOr404(app.db, request.params.id);
-        const [item, extras] = await Promise.all([
+        const [item, speakers, extras] = await Promise.all([
           items.one(app.db, reply, id, deps.now(), request.query.topic_limit),
+          speakersOf(app.db, id),
           deps.podcastExtras?.load(app.db, id),
         ]);
         if (item === undefined)
           throw new NotFoundError('podcast_not_found', `No podcast ${request.params.id}.`);
         reply.type(JSON_TYPE);
-        return extras && extrasSchema ? withMembers(reply, item, extrasSchema, extras) : item;
+        return withMembers(reply, item, extrasSchema, {
+          ...(speakers.length ? { speakers } : {}),
+          ...extras,
+        });
       },
     );
 

@@ -126,6 +126,12 @@ export const episodeSpeakerSchema = {
   },
 } as const;
 
+export const podcastSpeakerSchema = {
+  type: 'object',
+  required: ['role', 'occurrences'],
+  properties: { name: str, role: str, occurrences: int, entity: entityRefSchema },
+} as const;
+
 export const transcriptLineSchema = {
   type: 'object',
   required: ['number', 'start_seconds', 'end_seconds', 'text'],

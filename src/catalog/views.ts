@@ -1,5 +1,5 @@
 import type { AdRow } from '../../projections/ads/queries.ts';
-import type { EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
+import type { EpisodeRow, PodcastSpeakerRow } from '../../projections/catalog-episodes/queries.ts';
 import { catalogEpisodesByIds } from '../../projections/catalog-episodes/queries.ts';
 import type { ClipRow } from '../../projections/clips/queries.ts';
 import type {
@@ -174,6 +174,15 @@ export const toEpisodeSpeaker = (s: EpisodeRow['speakers'][number], entities: En
       s.speaking_duration_seconds === undefined ? undefined : Math.round(s.speaking_duration_seconds),
     entity: entityRef(entities, s.entity_id),
     person: entityRef(entities, s.person_id),
+  });
+
+/** A show's speaker (Speaker, podcast level): name, role, occurrences and the entity they are. */
+export const toPodcastSpeaker = (s: PodcastSpeakerRow, entities: Entities) =>
+  compact({
+    name: s.name,
+    role: s.role,
+    occurrences: s.occurrences,
+    entity: entityRef(entities, s.entity_id ?? s.person_id ?? undefined),
   });
 
 export const toEpisodeTopic = (t: EpisodeRow['topics'][number]) => {

@@ -392,7 +392,10 @@ describe('projection runner across processes (PostgreSQL)', () => {
     };
     const controller = new AbortController();
     const live = countingProjection(name, 'RebuiltLive', 'live');
-    const runner = runProjection(otherProcess(), gatedStore, live, { signal: controller.signal, batchSize: 25 });
+    const runner = runProjection(otherProcess(), gatedStore, live, {
+      signal: controller.signal,
+      batchSize: 25,
+    });
     await waitFor(async () => (await applications(testDb.db, name)).length === 500);
     // From now on the live runner is busy (slow batches), and it holds its next batch until the
     // rebuild has applied one, so the rebuild surely takes part in the race for batches (left to
