@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import { findEntity } from '../../projections/entities/queries.ts';
 import { episodesPublishedBetween } from '../../projections/episodes/queries.ts';
 import { toAlertEvent } from '../../src/alerts/alert.ts';
+import { episodeLanguage } from '../../src/catalog/episode-language.ts';
 import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent } from '../../src/eventstore/port.ts';
 import { episodeStream } from '../../src/ingestion/events.ts';
 import { MatchAppender } from '../../src/matching/append-matches.ts';
-import { episodeLanguage, matchEpisodeBlock } from '../../src/matching/engine/episode-block.ts';
+import { matchEpisodeBlock } from '../../src/matching/engine/episode-block.ts';
 import { watchedAlertOf } from '../../src/matching/engine/live-watchlist.ts';
 import { matchEpisode } from '../../src/matching/engine/match-episode.ts';
 import { singleAlertWatch } from '../../src/matching/engine/watchlist.ts';
@@ -67,14 +68,20 @@ async function backfillAlert(deps: BackfillDeps, event: RecordedEvent, signal: A
   for await (const stored of episodesPublishedBetween(deps.db, from, to)) {
     signal.throwIfAborted();
     swept++;
-    const [match] = matchEpisode(stored.episode, { ...watch, now: deps.now(), isBackfilled: true });
+    const { showLanguage } = stored;
+    const [match] = matchEpisode(stored.episode, {
+      ...watch,
+      now: deps.now(),
+      isBackfilled: true,
+      showLanguage,
+    });
     if (!match) continue;
     const [first] = await deps.store.readStream(episodeStream(stored.episode.episode.id), { limit: 1 });
     if (!first || comparePositions(first.position, event.position) > 0) {
       skipped++;
       continue;
     }
-    const language = episodeLanguage(stored.episode);
+    const language = episodeLanguage(stored.episode, showLanguage);
     appender.add({
       data: {
         ...match,

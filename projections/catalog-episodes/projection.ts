@@ -1,3 +1,4 @@
+import { eventLanguage } from '../../src/catalog/episode-language.ts';
 import { advanceEpisodeVersions, resetEpisodeVersions } from '../../src/catalog/episode-versions.ts';
 import { lockPodcastList } from '../../src/catalog/podcast-list-locks.ts';
 import { searchKey } from '../../src/catalog/search-key.ts';
@@ -26,7 +27,7 @@ function episodeRow(event: EpisodeTranscribed) {
     audio_url: episode.audio_url ?? null,
     image_url: episode.image_url ?? null,
     url: episode.url ?? null,
-    language: episode.language ?? event.transcript?.language ?? podcast.language ?? null,
+    language: eventLanguage(event) ?? null,
     explicit: episode.explicit ?? null,
     episode_number: episode.episode_number ?? null,
     duration_seconds: episode.duration_seconds,

@@ -1,3 +1,4 @@
+import { eventLanguage } from '../../src/catalog/episode-language.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
@@ -22,7 +23,7 @@ export const episodesProjection: Projection = {
       id: data.episode.id,
       podcast_id: data.podcast.id,
       published_at: data.episode.published_at,
-      language: data.episode.language ?? data.transcript?.language ?? data.podcast.language ?? null,
+      language: eventLanguage(data) ?? null,
       occurred_at: data.occurred_at,
       event_id: id,
       payload: data,

@@ -32,10 +32,6 @@ export function matchEpisodeBlock({
   return block;
 }
 
-/** The episode's language tag: the episode's, else the transcript's, else the podcast's. */
-export const episodeLanguage = (e: EpisodeTranscribed): string | undefined =>
-  e.episode.language ?? e.transcript?.language ?? e.podcast.language;
-
 function isoOr(timestamp: string): string {
   const time = Date.parse(timestamp);
   return Number.isNaN(time) ? timestamp : new Date(time).toISOString();

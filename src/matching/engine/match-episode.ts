@@ -1,4 +1,5 @@
 import { onlyRelevant, passesSourceFilters, wantsSpeakerRole } from '../../alerts/filters.ts';
+import { episodeLanguage } from '../../catalog/episode-language.ts';
 import type {
   EpisodeSpeaker,
   EpisodeTranscribed,
@@ -24,6 +25,8 @@ export interface MatchContext {
   now: Date;
   /** True when matching for an alert's creation-time backfill (never notified). */
   isBackfilled?: boolean;
+  /** The show's language, for an episode whose event names none (docs/matching.md, Filters). */
+  showLanguage?: string | null | undefined;
 }
 
 /** What an entity's mentions amount to for one relevance setting. */
@@ -43,7 +46,8 @@ interface Detected {
 
 /**
  * Matches one transcribed episode against the active alerts: one AlertMatchedData per matching
- * alert. Pure: the same episode, alerts, names and `now` give the same result, ids included.
+ * alert. Pure: the same episode, alerts, names, show language and `now` give the same result, ids
+ * included.
  *
  * ENTITY_MENTION uses the producer's mentions[] for an entity when it sent any for that entity,
  * otherwise the detector's whole-word matches of the entity's name and aliases in the transcript
@@ -139,7 +143,7 @@ export function matchEpisode(episode: EpisodeTranscribed, context: MatchContext)
     return evidence;
   };
 
-  const language = episode.episode.language ?? episode.transcript?.language ?? episode.podcast.language;
+  const language = episodeLanguage(episode, context.showLanguage);
   const popularity = episode.podcast.popularity;
   const detectedAt = context.now.toISOString();
   const isBackfilled = context.isBackfilled ?? false;

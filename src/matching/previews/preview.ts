@@ -5,10 +5,11 @@ import type { EntityRef } from '../../alerts/alert.ts';
 import { parseAlertPatch } from '../../alerts/input.ts';
 import { entitiesReadModel } from '../../alerts/service.ts';
 import type { AlertKind, FilterSpeakerRole } from '../../alerts/values.ts';
+import { episodeLanguage } from '../../catalog/episode-language.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '../../errors.ts';
 import { uuidFromName } from '../../ids.ts';
-import { episodeLanguage, matchEpisodeBlock } from '../engine/episode-block.ts';
+import { matchEpisodeBlock } from '../engine/episode-block.ts';
 import { matchEpisode } from '../engine/match-episode.ts';
 import { singleAlertWatch } from '../engine/watchlist.ts';
 import { type MatchResource, matchResource } from '../http/match-resource.ts';
@@ -388,13 +389,14 @@ async function sweepEpisodes(
       if (!(await renew())) return null;
       renewedAt = Date.now();
     }
-    const [match] = matchEpisode(stored.episode, { ...watch, now: to });
+    const { showLanguage } = stored;
+    const [match] = matchEpisode(stored.episode, { ...watch, now: to, showLanguage });
     if (!match) continue;
     total++;
     const date = new Date(stored.episode.episode.published_at).toISOString().slice(0, 10);
     counts.set(date, (counts.get(date) ?? 0) + 1);
     if (sample.length < SAMPLE_SIZE) {
-      const language = episodeLanguage(stored.episode);
+      const language = episodeLanguage(stored.episode, showLanguage);
       const {
         alert_id: _alert,
         monitor_id: _monitor,
