@@ -10,7 +10,9 @@ import {
   rankingHistory,
 } from '../../projections/chart_captures/queries.ts';
 import { assertRange, instantOf } from '../catalog/params.ts';
-import { idParams, instant } from '../catalog/schemas.ts';
+import { idParams, instant, podcastReferenceSchema } from '../catalog/schemas.ts';
+import { type PodcastReference, podcastReferences } from '../catalog/views.ts';
+import type { Queryable } from '../db/db.ts';
 import { compact } from '../entities/routes.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import type { CursorCodec } from '../http/cursor.ts';
@@ -62,7 +64,7 @@ const rankingProperties = {
       genres: { type: 'array', items: { type: 'object', properties: { external_id: str, name: str } } },
     },
   },
-  podcast: { type: 'object', required: ['id'], properties: { id: str, title: str } },
+  podcast: podcastReferenceSchema,
 } as const;
 
 const rankingSchema = {
@@ -106,7 +108,16 @@ interface ChartQuery extends PageQuery {
   category_slug?: string;
 }
 
-export function toRanking(row: RankingRow) {
+type Podcasts = ReadonlyMap<string, PodcastReference>;
+
+/** The catalog's references of the rows' shows (the Ranking's `podcast`). */
+const podcastsOf = (db: Queryable, rows: readonly RankingRow[]) =>
+  podcastReferences(
+    db,
+    rows.flatMap((row) => (row.podcast_id ? [row.podcast_id] : [])),
+  );
+
+export function toRanking(row: RankingRow, podcasts: Podcasts) {
   const { entry } = row;
   return compact({
     id: uuidFromName(`earshot:ranking:${row.chart_key}@${row.captured_at.toISOString()}#${row.rank}`),
@@ -128,12 +139,15 @@ export function toRanking(row: RankingRow) {
     channel_subscriber_count: entry.channel_subscriber_count,
     source_updated_at: entry.source_updated_at,
     show: entry.show,
-    podcast: row.podcast_id ? { id: row.podcast_id, title: entry.show.name } : null,
+    // A show the catalog does not hold (yet) keeps the chart's name for its title.
+    podcast: row.podcast_id
+      ? (podcasts.get(row.podcast_id) ?? { id: row.podcast_id, title: entry.show.name })
+      : null,
   });
 }
 
-function toMover(mover: Mover) {
-  const { rank: _rank, previous_rank: _previous, ...ranking } = toRanking(mover.row);
+function toMover(mover: Mover, podcasts: Podcasts) {
+  const { rank: _rank, previous_rank: _previous, ...ranking } = toRanking(mover.row, podcasts);
   return compact({
     ...ranking,
     ...(mover.change !== 'exit' && { rank: mover.row.rank }),
@@ -204,8 +218,12 @@ export async function rankingRoutes(app: FastifyInstance) {
         limit: limit === undefined ? null : limit + 1,
         after: after?.at ?? null,
       });
-      return page(rows, limit, toRanking, (last) =>
-        app.cursors.encode({ q: podcastId, at: { rank: last.rank, chart_key: last.chart_key } }),
+      const podcasts = await podcastsOf(app.db, rows);
+      return page(
+        rows,
+        limit,
+        (row) => toRanking(row, podcasts),
+        (last) => app.cursors.encode({ q: podcastId, at: { rank: last.rank, chart_key: last.chart_key } }),
       );
     },
   );
@@ -245,8 +263,12 @@ export async function rankingRoutes(app: FastifyInstance) {
         afterRank: after?.r ?? null,
         limit: limit === undefined ? null : limit + 1,
       });
-      return page(rows, limit, toRanking, (last) =>
-        app.cursors.encode({ q: key, at: capturedAt.toISOString(), r: last.rank }),
+      const podcasts = await podcastsOf(app.db, rows);
+      return page(
+        rows,
+        limit,
+        (row) => toRanking(row, podcasts),
+        (last) => app.cursors.encode({ q: key, at: capturedAt.toISOString(), r: last.rank }),
       );
     },
   );
@@ -294,13 +316,21 @@ export async function rankingRoutes(app: FastifyInstance) {
       );
       const offset = after?.o ?? 0;
       const rest = movers.slice(offset);
-      return page(rest, limit, toMover, () =>
-        app.cursors.encode({
-          q: key,
-          l: latest.toISOString(),
-          b: baseline.toISOString(),
-          o: offset + limit!,
-        }),
+      const podcasts = await podcastsOf(
+        app.db,
+        rest.slice(0, limit ?? rest.length).map((mover) => mover.row),
+      );
+      return page(
+        rest,
+        limit,
+        (mover) => toMover(mover, podcasts),
+        () =>
+          app.cursors.encode({
+            q: key,
+            l: latest.toISOString(),
+            b: baseline.toISOString(),
+            o: offset + limit!,
+          }),
       );
     },
   );
@@ -359,11 +389,16 @@ export async function rankingRoutes(app: FastifyInstance) {
         limit: limit === undefined ? null : limit + 1,
         after: after?.at ?? null,
       });
-      return page(rows, limit, toRanking, (last) =>
-        app.cursors.encode({
-          q: filter,
-          at: { captured_at: last.captured_at.toISOString(), chart_key: last.chart_key },
-        }),
+      const podcasts = await podcastsOf(app.db, rows);
+      return page(
+        rows,
+        limit,
+        (row) => toRanking(row, podcasts),
+        (last) =>
+          app.cursors.encode({
+            q: filter,
+            at: { captured_at: last.captured_at.toISOString(), chart_key: last.chart_key },
+          }),
       );
     },
   );

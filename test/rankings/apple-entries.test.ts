@@ -84,7 +84,7 @@ describe.each(ENGINES)("chart entries found by the show's Apple id on %s", (engi
     await drop();
   });
 
-  const late = { id: 'pod-late', title: 'Late Show' };
+  const late = { id: 'pod-late', title: 'Late Show', popularity: 0.9 };
   const expectClaimed = async (...mixedToo: unknown[]) => {
     for (const id of ['pod-late', APPLE])
       expect(await placed(`/v1/podcasts/${id}/rankings`)).toEqual([

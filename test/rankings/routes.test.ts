@@ -137,7 +137,8 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
         previous_rank: 2,
         chart_total: 4,
         show: { name: 'pod-a' },
-        podcast: { id: 'pod-a', title: 'pod-a' },
+        // The catalog's reference of the show, not the chart's name for it.
+        podcast: { id: 'pod-a', title: 'Show A', slug: 'show-a' },
       });
       expect(body.data[1].category).toEqual({
         slug: 'technology',
