@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
 import type { EventStore } from '../../../src/eventstore/port.ts';
 import { episodeStream, storedEventId } from '../../../src/ingestion/events.ts';
@@ -99,6 +99,17 @@ describe('the realtime matcher', () => {
     );
     await f.ingest(episodes);
     const before = await readConsumerCheckpoint(f.db, { name: 'matcher' });
+    // The run below must read the entities, alerts and episodes as one batch (of up to 50). A
+    // transaction still open elsewhere in the cluster (another test file) holds newer events back
+    // from readers (docs/event-store.md, "Reading"): a batch read meanwhile ends at the alerts and
+    // moves the checkpoint. Once the episodes are readable they stay so: wait for that.
+    await vi.waitFor(
+      async () => {
+        const page = await f.store.readAll({ after: before, eventTypes: ['EpisodeTranscribed'] });
+        expect(page.events).toHaveLength(episodes.length);
+      },
+      { timeout: 20_000, interval: 10 },
+    );
 
     // A store whose process "dies" after storing 5 AlertMatched of this run.
     const crashing: EventStore = {
