@@ -47,8 +47,9 @@ const load = () =>
 const testDb = await createTestDb();
 const { db } = testDb;
 const store = createPostgresEventStore(db, { pollIntervalMs: 50 });
-// As `earshot serve` runs under bench/mcp: a pino logger at level error, rate limits off.
-const log = pino({ level: 'error' }, pino.destination('/dev/null'));
+// As `earshot serve` runs under bench/mcp: a pino logger at level error (BENCH_LOG_LEVEL: another,
+// e.g. info as in production), rate limits off.
+const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'error' }, pino.destination('/dev/null'));
 const runtime: Runtime = {
   config: loadConfig({
     PUBLIC_BASE_URL: 'http://localhost:3000',

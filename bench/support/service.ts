@@ -30,7 +30,8 @@ export const waitReady = (url: string) => waitFor(`${url} ready`, async () => (a
 /**
  * `earshot serve` with `roles` on 127.0.0.1:`port` over the benchmark's database. One key runs at
  * full speed, so both rate limits are off: a benchmark measures the route, not the limit.
- * `BENCH_LOGS=1` shows the service's logs.
+ * `BENCH_LOGS=1` shows the service's logs; `BENCH_LOG_LEVEL` sets their level (default error, so
+ * that request lines cost nothing; `info` as in production).
  */
 export function spawnService(options: {
   databaseUrl: string;
@@ -47,7 +48,7 @@ export function spawnService(options: {
       PORT: String(options.port),
       HOST: '127.0.0.1',
       PUBLIC_BASE_URL: url,
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
       EARSHOT_RATE_LIMIT_PER_KEY: '0',
       EARSHOT_RATE_LIMIT_PER_IP: '0',
       ...options.env,

@@ -4,8 +4,11 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyServerFactory,
   type FastifyServerOptions,
+  LogController,
 } from 'fastify';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/db.ts';
@@ -55,11 +58,29 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const SECRET_QUERY = /([?&](?:api-key|token)=)[^&#]*/gi;
 export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[redacted]');
 
+/**
+ * fastify's request lines ("incoming request", "request completed"), except for an MCP tool's
+ * route pass: its `/mcp` request logs the call under the same request id (docs/agents.md), so the
+ * route pass would only write two more lines per call. Its errors are logged as any request's.
+ */
+class RequestLines extends LogController {
+  constructor(private readonly delegated: (request: FastifyRequest) => boolean) {
+    super();
+  }
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply) {
+    if (!this.delegated(request)) super.incomingRequest(request, reply);
+  }
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    if (error || !this.delegated(request)) super.requestCompleted(error, request, reply);
+  }
+}
+
 /** The fastify app: problem+json errors, schemas for everything, /openapi.json, auth, health. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   let appHandler: Parameters<EarlyServer['attach']>[0] | undefined;
   const options: FastifyServerOptions & { serverFactory?: FastifyServerFactory } = {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    logController: new RequestLines((request) => app.isDelegated(request)),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();

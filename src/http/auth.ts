@@ -30,7 +30,10 @@ declare module 'fastify' {
      * the process and is single-use, so no outside request can present it.
      */
     delegate(principal: Principal): { headers: Record<string, string>; release(): void };
-    /** True for a request made through `delegate`: it was counted and authenticated as its MCP call. */
+    /**
+     * True for a request made through `delegate` (from its arrival to its end): it was counted,
+     * authenticated and logged as its MCP call.
+     */
     isDelegated(request: FastifyRequest): boolean;
   }
 }
@@ -80,6 +83,8 @@ class Delegation {
 async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) {
   app.decorateRequest('principal', null);
   const delegations = new Map<string, Principal>();
+  // Requests that presented a delegation: it is spent on arrival, the request stays delegated.
+  const delegatedRequests = new WeakSet<FastifyRequest>();
   const secret = randomBytes(24).toString('base64url');
   let issued = 0;
   app.decorate('delegate', (principal: Principal) => {
@@ -88,6 +93,7 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
     return new Delegation(delegations, token);
   });
   app.decorate('isDelegated', (request: FastifyRequest) => {
+    if (delegatedRequests.has(request)) return true;
     const delegation = request.headers[DELEGATION_HEADER];
     return typeof delegation === 'string' && delegations.has(delegation);
   });
@@ -96,6 +102,7 @@ async function authPlugin(app: FastifyInstance, options: { keys: KeyVerifier }) 
     const delegated = typeof delegation === 'string' ? delegations.get(delegation) : undefined;
     if (typeof delegation === 'string') delegations.delete(delegation);
     if (delegation !== undefined && !delegated) throw new UnauthorizedError();
+    if (delegated) delegatedRequests.add(request);
     // Every matched route needs a project key unless it says otherwise; only an unmatched URL
     // (a 404) is public. Never decided from the raw URL: the router decodes %76 to v.
     const mode: AuthMode =

@@ -67,11 +67,12 @@ export class KeyVerifier {
   ) {}
 
   async verify(presented: string): Promise<Principal | null> {
-    const match = KEY_PATTERN.exec(presented);
-    if (!match) return null;
+    // Only keys of the right shape are cached: a hit needs no pattern match.
     const now = Date.now();
     const cached = this.#cache.get(presented);
     if (cached && cached.until > now) return cached.principal;
+    const match = KEY_PATTERN.exec(presented);
+    if (!match) return null;
     const principal = await this.#lookup(match[1]!, match[2]!);
     if (this.#cache.size >= this.maxEntries) this.#cache.clear();
     this.#cache.set(presented, { principal, until: now + this.cacheMs });

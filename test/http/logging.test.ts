@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callRoute } from '../../src/agents/route-call.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/service.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
@@ -38,6 +40,55 @@ describe('request logs', () => {
       expect(logged).toContain('limit=5');
       expect(logged).not.toContain(secretKey);
       expect(logged).not.toContain('very-secret-token');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("leave out an MCP tool's route pass, which its /mcp request logs, but not its errors", async () => {
+    lines.length = 0;
+    const app = await buildHttpApp({
+      db: testDb.db,
+      cursorKey: Buffer.alloc(32),
+      routes: [
+        async (routes: FastifyInstance) => {
+          routes.get('/v1/things/:id', async (request) => request.params);
+          routes.get('/v1/broken', async () => {
+            throw new Error('it broke');
+          });
+        },
+      ],
+      logger: createLogger({ logLevel: 'info' }, sink),
+    });
+    const delegated = (url: string) => {
+      const delegation = app.delegate({ keyId: 'k', kind: 'project', projectId: 'p', organizationId: 'o' });
+      return callRoute(app, {
+        method: 'GET',
+        url,
+        headers: { ...delegation.headers, host: 'localhost', 'x-request-id': 'tool-call' },
+      }).finally(() => delegation.release());
+    };
+    const logged = () =>
+      lines.map((line) => JSON.parse(line) as { reqId?: string; msg: string; level: number });
+    try {
+      await app.ready();
+      expect((await delegated('/v1/things/one')).statusCode).toBe(200);
+      expect((await delegated('/v1/broken')).statusCode).toBe(500);
+      expect(logged().map((line) => [line.reqId, line.msg])).toEqual([['tool-call', 'request failed']]);
+
+      // Any other request logs its two lines, a forged delegation included.
+      lines.length = 0;
+      await app.inject({ url: '/v1/things/two', headers: { 'x-request-id': 'rest' } });
+      await app.inject({
+        url: '/v1/things/three',
+        headers: { 'x-request-id': 'forged', 'x-earshot-delegation': 'guessed.1' },
+      });
+      expect(logged().map((line) => [line.reqId, line.msg])).toEqual([
+        ['rest', 'incoming request'],
+        ['rest', 'request completed'],
+        ['forged', 'incoming request'],
+        ['forged', 'request completed'],
+      ]);
     } finally {
       await app.close();
     }
