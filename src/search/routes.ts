@@ -139,7 +139,7 @@ export function searchRoutes(deps: {
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
         if (q.semantic_search !== undefined)
-          return semanticPage(app.db, enabled(semantic, q.semantic_search), q.semantic_search, filters, {
+          return semanticPage(db, enabled(semantic, q.semantic_search), q.semantic_search, filters, {
             query: q,
             offset,
             next: cursor.next,
@@ -215,7 +215,7 @@ export function searchRoutes(deps: {
         const on = enabled(semantic, q.semantic_search);
         const until = filters.scope.until ?? deps.now();
         assertSemanticTimeseries(q, filters.scope.since, until);
-        return semanticTimeseries(app.db, on, q.semantic_search, filters, {
+        return semanticTimeseries(db, on, q.semantic_search, filters, {
           since: filters.scope.since!,
           until,
           interval: q.interval,
