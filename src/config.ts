@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { SEARCH_PROJECT_CONCURRENCY } from './search/in-flight.ts';
 import { SEARCH_STATEMENT_TIMEOUT_MS } from './search/statement-timeout.ts';
 import { decodeKey } from './secret-key.ts';
 import type { SlotLimits } from './work-slots.ts';
@@ -47,6 +48,8 @@ export interface Config {
   semanticSearch: boolean;
   /** EARSHOT_SEARCH_STATEMENT_TIMEOUT_MS: the longest a search route's statement may run, 0 for no limit (docs/search.md). */
   searchStatementTimeoutMs: number;
+  /** EARSHOT_SEARCH_PROJECT_CONCURRENCY: search requests of one project or x402 payer at once per process (docs/search.md). */
+  searchProjectConcurrency: number;
 }
 
 export interface EmbeddingsConfig {
@@ -162,6 +165,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       SEARCH_STATEMENT_TIMEOUT_MS,
       0,
       3_600_000,
+    ),
+    searchProjectConcurrency: count(
+      env,
+      'EARSHOT_SEARCH_PROJECT_CONCURRENCY',
+      SEARCH_PROJECT_CONCURRENCY,
+      1,
+      1000,
     ),
   };
 }
