@@ -53,7 +53,11 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       listBytes: runtime.config.catalogListMb * 2 ** 20,
     }),
     searchCapability(
-      { now: () => runtime.now(), statementTimeoutMs: runtime.config.searchStatementTimeoutMs },
+      {
+        now: () => runtime.now(),
+        statementTimeoutMs: runtime.config.searchStatementTimeoutMs,
+        concurrency: runtime.config.searchProjectConcurrency,
+      },
       runtime.config.semanticSearch ? { runtime, provider: embeddingProvider(runtime.config) } : undefined,
     ),
     advertisingCapability(runtime),

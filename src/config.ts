@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
+import { SEARCH_PROJECT_CONCURRENCY } from './search/in-flight.ts';
 import { SEARCH_STATEMENT_TIMEOUT_MS } from './search/statement-timeout.ts';
 import { decodeKey } from './secret-key.ts';
+import type { SlotLimits } from './work-slots.ts';
 
 /** Every environment variable earshot reads (README.md, Configuration), parsed once. */
 export interface Config {
@@ -21,7 +23,7 @@ export interface Config {
   webhookAllowCidrs: string[];
   logLevel: string;
   /** Alert preview sweeps (docs/matching-pipeline.md, Previews). */
-  previewLimits: { perProcess: number; perProject: number; queue: number };
+  previewLimits: SlotLimits;
   /** Requests per window per API key, and per client address where no key counts (0 = no limit). */
   rateLimit: RateLimitConfig;
   /** Proxies whose X-Forwarded-For names the client address (addresses or CIDRs); none by default. */
@@ -46,6 +48,8 @@ export interface Config {
   semanticSearch: boolean;
   /** EARSHOT_SEARCH_STATEMENT_TIMEOUT_MS: the longest a search route's statement may run, 0 for no limit (docs/search.md). */
   searchStatementTimeoutMs: number;
+  /** EARSHOT_SEARCH_PROJECT_CONCURRENCY: search requests of one project or x402 payer at once per process (docs/search.md). */
+  searchProjectConcurrency: number;
 }
 
 export interface EmbeddingsConfig {
@@ -136,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     previewLimits: {
       perProcess: count(env, 'EARSHOT_PREVIEW_CONCURRENCY', 4, 1, 1000),
-      perProject: count(env, 'EARSHOT_PREVIEW_PROJECT_CONCURRENCY', 2, 1, 1000),
+      perKey: count(env, 'EARSHOT_PREVIEW_PROJECT_CONCURRENCY', 2, 1, 1000),
       queue: count(env, 'EARSHOT_PREVIEW_QUEUE', 8, 0, 1000),
     },
     rateLimit: {
@@ -161,6 +165,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       SEARCH_STATEMENT_TIMEOUT_MS,
       0,
       3_600_000,
+    ),
+    searchProjectConcurrency: count(
+      env,
+      'EARSHOT_SEARCH_PROJECT_CONCURRENCY',
+      SEARCH_PROJECT_CONCURRENCY,
+      1,
+      1000,
     ),
   };
 }

@@ -12,7 +12,13 @@ import Fastify, {
 } from 'fastify';
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import { BadRequestError, NotFoundError, UnavailableError, ValidationError } from '../errors.ts';
+import {
+  BadRequestError,
+  NotFoundError,
+  TooManyRequestsError,
+  UnavailableError,
+  ValidationError,
+} from '../errors.ts';
 import { KeyVerifier } from '../platform/keys.ts';
 import { unstorableText } from '../storable-text.ts';
 import { auth } from './auth.ts';
@@ -120,7 +126,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     if (error instanceof UnavailableError) {
       request.log.warn({ err: error }, 'request refused for now');
       if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
-    } else if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+    } else if (error instanceof TooManyRequestsError) reply.header('retry-after', error.retryAfterSeconds);
+    else if (body.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, body);
   });
   // JSON may carry NUL characters and lone surrogates; PostgreSQL text cannot. Refused here, for

@@ -152,6 +152,18 @@ export const payerPrincipal = (payer: string | undefined): Principal => ({
   organizationId: null,
 });
 
+/**
+ * Whose work a request is, for limits of work in flight: the project of a project key (an MCP
+ * tool's call acts as its caller's project), else an x402 payer's address, in lower case (one
+ * wallet, however its address is spelled). Throws 401 when there is neither.
+ */
+export function workKey(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal?.kind === 'payer') return principal.keyId.toLowerCase();
+  if (principal?.projectId) return `project:${principal.projectId}`;
+  throw new UnauthorizedError();
+}
+
 /** The caller's project key; for routes whose mode guarantees one. */
 export function callerOf(request: FastifyRequest): Principal & { projectId: string; organizationId: string } {
   const principal = request.principal;

@@ -18,6 +18,7 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
+import { searchesInFlight } from './in-flight.ts';
 import { around, entityMentions, mentionItem, nameDetector, searchItem } from './items.ts';
 import { loadEpisodes } from './parts.ts';
 import { MENTION_ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
@@ -59,6 +60,8 @@ const semanticNote =
   ' 503 semantic_search_loading (with Retry-After) while the server loads its index after a start.';
 const semanticSeriesNote =
   ' With semantic_search: since is required, the range is at most 731 days, and keyword_search is not allowed.';
+const busyNote =
+  ' 429 rate_limit_exceeded (with Retry-After) while the caller has too many searches running.';
 
 /** 422 entity_required: mention endpoints are about one entity. */
 function requireEntity(filters: Filters) {
@@ -116,11 +119,16 @@ export function searchRoutes(deps: {
   now(): Date;
   provider: EmbeddingProvider | undefined;
   statementTimeoutMs: number;
+  /** Requests of one project (or x402 payer) running at once in this process. */
+  concurrency: number;
 }) {
   return async function routes(app: FastifyInstance) {
+    // The index is loaded and refreshed for every request of the process at once: not bounded below.
     const semantic = deps.provider && semanticOf(app.db, deps.provider, app.log);
     // Every read of a request, each statement limited (docs/search.md, "Statement timeout").
     const db = boundedReads(app.db, deps.statementTimeoutMs);
+    // Each request in one of its caller's slots (docs/search.md, "Searches in flight").
+    const inSlot = searchesInFlight(deps.concurrency);
     app.get<{ Querystring: SearchQuery }>(
       '/v1/podcasts/episodes/search',
       {
@@ -128,18 +136,18 @@ export function searchRoutes(deps: {
           tags,
           summary:
             'Search what was said in every transcript: keywords in passages of up to 5 lines, with filters',
-          description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote}`,
+          description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote}${busyNote}`,
           querystring: searchQuerySchema,
-          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422, 503) },
+          response: { 200: searchPageSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
       },
-      async (request) => {
+      inSlot(async (request) => {
         const q = request.query;
         const filters = await resolveFilters(db, q, 'search');
         const cursor = offsetCursor(app.cursors, { ...q });
         const offset = cursor.offset(q.cursor);
         if (q.semantic_search !== undefined)
-          return semanticPage(app.db, enabled(semantic, q.semantic_search), q.semantic_search, filters, {
+          return semanticPage(db, enabled(semantic, q.semantic_search), q.semantic_search, filters, {
             query: q,
             offset,
             next: cursor.next,
@@ -194,7 +202,7 @@ export function searchRoutes(deps: {
             activeFilters(filters, q, (scope, keywords) => anyEpisode(db, scope, keywords)),
           );
         return page;
-      },
+      }),
     );
 
     app.get<{ Querystring: TimeseriesQuery }>(
@@ -203,24 +211,24 @@ export function searchRoutes(deps: {
         schema: {
           tags,
           summary: 'Matching episodes and mentions per day, week or month (UTC, zero-filled)',
-          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote}`,
+          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote}${busyNote}`,
           querystring: episodeTimeseriesQuerySchema,
-          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 503) },
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
       },
-      async (request) => {
+      inSlot(async (request) => {
         const q = request.query;
         const filters = await resolveFilters(db, q, 'search');
         if (q.semantic_search === undefined) return timeseries(db, filters, q.interval, deps.now());
         const on = enabled(semantic, q.semantic_search);
         const until = filters.scope.until ?? deps.now();
         assertSemanticTimeseries(q, filters.scope.since, until);
-        return semanticTimeseries(app.db, on, q.semantic_search, filters, {
+        return semanticTimeseries(db, on, q.semantic_search, filters, {
           since: filters.scope.since!,
           until,
           interval: q.interval,
         });
-      },
+      }),
     );
 
     app.get<{ Querystring: MentionsQuery }>(
@@ -229,11 +237,12 @@ export function searchRoutes(deps: {
         schema: {
           tags,
           summary: 'Episodes that mention an entity, newest first, with windows around each mention',
+          description: busyNote.trim(),
           querystring: mentionsQuerySchema,
-          response: { 200: mentionsPageSchema, ...problemResponses(400, 401, 422, 503) },
+          response: { 200: mentionsPageSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
       },
-      async (request) => {
+      inSlot(async (request) => {
         const q = request.query;
         const filters = await resolveFilters(db, q, 'mentions');
         const entity = requireEntity(filters);
@@ -277,7 +286,7 @@ export function searchRoutes(deps: {
             ),
           );
         return page;
-      },
+      }),
     );
 
     app.get<{ Querystring: TimeseriesQuery }>(
@@ -287,15 +296,16 @@ export function searchRoutes(deps: {
           tags,
           summary:
             "An entity's mentions and the episodes holding them per day, week or month (UTC, zero-filled)",
+          description: busyNote.trim(),
           querystring: mentionsTimeseriesQuerySchema,
-          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 503) },
+          response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
       },
-      async (request) => {
+      inSlot(async (request) => {
         const filters = await resolveFilters(db, request.query, 'mentions');
         requireEntity(filters);
         return timeseries(db, filters, request.query.interval, deps.now());
-      },
+      }),
     );
   };
 }

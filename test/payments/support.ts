@@ -13,9 +13,9 @@ import { createTenant } from '../support/platform.ts';
 
 /**
  * earshot listening on loopback with x402 on, paid in a token on a local chain through a
- * facilitator running the reference verify/settle logic (test/support/chain).
+ * facilitator running the reference verify/settle logic (test/support/chain); `env` adds settings.
  */
-export async function paymentsHarness() {
+export async function paymentsHarness(env: Record<string, string> = {}) {
   const chain = await startLocalChain();
   const facilitator = await startFacilitator(chain);
   const testDb = await createTestDb();
@@ -29,6 +29,7 @@ export async function paymentsHarness() {
       EARSHOT_RATE_LIMIT_PER_IP: '0',
       EARSHOT_RATE_LIMIT_PER_KEY: '0',
       ...chain.env(facilitator.url),
+      ...env,
     }),
     db,
     store,
@@ -68,8 +69,8 @@ export async function paymentsHarness() {
 export const CENT = 10_000n;
 
 /** The harness with one payer (the chain's first account, holding 1.00) and requests from it. */
-export async function paidHarness() {
-  const h = await paymentsHarness();
+export async function paidHarness(env: Record<string, string> = {}) {
+  const h = await paymentsHarness(env);
   const account = h.chain.payers[0]!;
   const payer = payerClient(h.chain, account);
   await h.chain.mint(account.address, 100n * CENT);

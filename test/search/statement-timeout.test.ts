@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/errors.ts';
+import { builtinProvider } from '../../src/search/semantic/word-vectors.ts';
 import { boundedReads } from '../../src/search/statement-timeout.ts';
 import { episodeEvent } from '../fixtures/events.ts';
 import { createTestDb } from '../support/db.ts';
@@ -9,6 +10,7 @@ import { searchHarness } from './support.ts';
 // timeout"). An episode of very repetitive lines makes PostgreSQL's ts_rank slow: a search that
 // takes far more than a millisecond.
 const REPEATED = 'sa al ay wa '.repeat(60);
+const SEARCH = '/v1/podcasts/episodes/search';
 
 describe('the search statement timeout (postgres)', () => {
   it('stops a statement past the limit with 503 query_timeout, and the pool keeps working', async () => {
@@ -36,6 +38,48 @@ describe('the search statement timeout (postgres)', () => {
       expect(response.statusCode).toBe(503);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(response.json()).toMatchObject({ status: 503, error_code: 'query_timeout' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('bounds the reads of a semantic and a hybrid search by the same limit', async () => {
+    const h = await searchHarness('postgres', builtinProvider, { statementTimeoutMs: 1 });
+    try {
+      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
+      // The hybrid's keyword ranking is the slow statement.
+      const hybrid = await h.get(SEARCH, { semantic_search: 'sa al ay wa', keyword_search: 'sa al ay wa' });
+      expect(hybrid.statusCode).toBe(503);
+      expect(hybrid.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(hybrid.json()).toMatchObject({ status: 503, error_code: 'query_timeout' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('sets no limit at 0: the same search answers', async () => {
+    const h = await searchHarness('postgres', undefined, { statementTimeoutMs: 0 });
+    try {
+      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
+      const { status, body } = await h.json(SEARCH, { keyword_search: 'sa al ay wa' });
+      expect(status).toBe(200);
+      expect(body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-rep']);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('the search statement timeout on embedded PGlite', () => {
+  it('sets no limit (one process, one connection): a search past the setting answers', async () => {
+    const h = await searchHarness('pglite', undefined, { statementTimeoutMs: 1 });
+    try {
+      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 100 }, () => REPEATED) })]);
+      const started = Date.now();
+      const { status, body } = await h.json(SEARCH, { keyword_search: 'sa al ay wa' });
+      expect(Date.now() - started).toBeGreaterThan(1);
+      expect(status).toBe(200);
+      expect(body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-rep']);
     } finally {
       await h.close();
     }

@@ -51,7 +51,7 @@ export interface SearchHarness {
 export async function searchHarness(
   engine: Engine,
   provider?: EmbeddingProvider,
-  options: { statementTimeoutMs?: number } = {},
+  options: { statementTimeoutMs?: number; concurrency?: number } = {},
 ): Promise<SearchHarness> {
   const { db, drop } = await createDb(engine);
   const store: EventStore = createPostgresEventStore(db);

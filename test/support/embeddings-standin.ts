@@ -11,13 +11,20 @@ export interface EmbeddingsStandin {
   failWith: number | undefined;
   /** Send the headers of a 200, then drop the connection mid-body. */
   dropBody: boolean;
+  /** Calls whose input contains this text wait unanswered until `release()`. */
+  hold: string | undefined;
+  /** How many calls wait now. */
+  held(): number;
+  /** Answers every waiting call. */
+  release(): void;
   close(): Promise<void>;
 }
 
 /**
  * An OpenAI-compatible embeddings API on loopback: POST /v1/embeddings { model, input } answers
  * { data: [{ index, embedding }] } with the built-in model's vectors (so results are meaningful),
- * 400 for any input containing "POISON", `failWith` when set, a body cut short with `dropBody`.
+ * 400 for any input containing "POISON", `failWith` when set, a body cut short with `dropBody`,
+ * and no answer yet to an input containing `hold` (until `release()`).
  */
 export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
   const standin: EmbeddingsStandin = {
@@ -25,8 +32,14 @@ export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
     requests: [],
     failWith: undefined,
     dropBody: false,
+    hold: undefined,
+    held: () => waiting.length,
+    release: () => {
+      for (const answer of waiting.splice(0)) answer();
+    },
     close: async () => {},
   };
+  const waiting: (() => void)[] = [];
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -42,6 +55,9 @@ export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
     };
     const input = Array.isArray(body.input) ? body.input : [body.input];
     standin.requests.push({ model: body.model, input, authorization: request.headers.authorization });
+    const hold = standin.hold;
+    if (hold !== undefined && input.some((text) => text.includes(hold)))
+      await new Promise<void>((resolve) => waiting.push(resolve));
     if (standin.failWith !== undefined)
       return answer(standin.failWith, { error: { message: 'unavailable' } });
     if (standin.dropBody) {
@@ -62,6 +78,9 @@ export async function startEmbeddingsStandin(): Promise<EmbeddingsStandin> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   standin.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  standin.close = () => new Promise((resolve) => server.close(() => resolve()));
+  standin.close = () => {
+    standin.release();
+    return new Promise((resolve) => server.close(() => resolve()));
+  };
   return standin;
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { listAlertMatches, type MatchListFilters } from '../../../projections/matches/queries.ts';
 import { type AlertFilters, loadAlert } from '../../alerts/alert.ts';
 import type { Db } from '../../db/db.ts';
-import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
+import { BadRequestError, NotFoundError } from '../../errors.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { assertOwned, assertProjectAccess, callerOf } from '../../http/auth.ts';
 import { pageOf, pageQuery, toPage } from '../../http/pagination.ts';
@@ -231,12 +231,7 @@ export function matchingRoutes(deps: MatchingRoutesDeps): FastifyPluginAsync {
       async (request, reply) => {
         const { projectId } = request.params;
         assertProjectAccess(request, projectId);
-        const preview = await deps.previews
-          .start(callerOf(request), request.body, request.query.window_days)
-          .catch((error: unknown) => {
-            if (error instanceof TooManyRequestsError) reply.header('retry-after', error.retryAfterSeconds);
-            throw error;
-          });
+        const preview = await deps.previews.start(callerOf(request), request.body, request.query.window_days);
         return reply
           .code(preview.status === 'in_progress' ? 202 : 200)
           .send({ preview_id: preview.preview_id, status: preview.status, window_days: preview.window_days });

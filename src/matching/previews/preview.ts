@@ -9,11 +9,11 @@ import { episodeLanguage } from '../../catalog/episode-language.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { NotFoundError, TooManyRequestsError, ValidationError } from '../../errors.ts';
 import { uuidFromName } from '../../ids.ts';
+import { type SlotLimits, WorkSlots } from '../../work-slots.ts';
 import { matchEpisodeBlock } from '../engine/episode-block.ts';
 import { matchEpisode } from '../engine/match-episode.ts';
 import { singleAlertWatch } from '../engine/watchlist.ts';
 import { type MatchResource, matchResource } from '../http/match-resource.ts';
-import { type PreviewLimits, PreviewSlots } from './preview-slots.ts';
 
 export const PREVIEW_RETENTION_MS = 60 * 60 * 1000;
 export const DEFAULT_WINDOW_DAYS = 7;
@@ -27,6 +27,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SWEEP_PAGE_SIZE = 25;
 /** Retry-After of a preview refused for lack of room: about one sweep. */
 const BUSY_RETRY_AFTER_S = 5;
+/** Sweeps at once per process and per project, and the queue (docs/matching-pipeline.md#previews). */
+export const DEFAULT_PREVIEW_LIMITS: SlotLimits = { perProcess: 4, perKey: 2, queue: 8 };
 
 /** What a preview sweeps for: only the count-affecting filters (docs/matching-pipeline.md, Previews). */
 export interface PreviewRequest {
@@ -94,8 +96,8 @@ export interface PreviewDeps {
   db: Db;
   log: Logger;
   now(): Date;
-  /** Sweeps at once per process and per project, and the queue (default DEFAULT_PREVIEW_LIMITS). */
-  limits?: PreviewLimits;
+  /** Sweeps at once per process and per project (the key), and the queue (default DEFAULT_PREVIEW_LIMITS). */
+  limits?: SlotLimits;
 }
 
 export interface PreviewCaller {
@@ -111,10 +113,10 @@ export interface PreviewCaller {
  */
 export class PreviewService {
   private readonly running = new Set<Promise<void>>();
-  private readonly slots: PreviewSlots;
+  private readonly slots: WorkSlots;
 
   constructor(private readonly deps: PreviewDeps) {
-    this.slots = new PreviewSlots(deps.limits);
+    this.slots = new WorkSlots(deps.limits ?? DEFAULT_PREVIEW_LIMITS);
   }
 
   async start(caller: PreviewCaller, body: unknown, windowDays: number): Promise<PreviewResource> {

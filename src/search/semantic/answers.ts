@@ -1,5 +1,5 @@
 import { anyEpisode, type Interval } from '../../../projections/search-passages/queries.ts';
-import type { Db } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { ValidationError } from '../../errors.ts';
 import { WINDOW_CONTEXT_LINES } from '../../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from '../diagnostics.ts';
@@ -17,7 +17,7 @@ const DAY = 86_400_000;
 
 /** One page of semantic or hybrid search items (docs/semantic-search.md, "Search"). */
 async function searchItems(
-  db: Db,
+  db: Queryable,
   semantic: Semantic,
   text: string,
   filters: Filters,
@@ -63,7 +63,7 @@ async function searchItems(
  * filters relaxed one at a time (docs/search.md), then the similarity floor itself.
  */
 export async function semanticPage(
-  db: Db,
+  db: Queryable,
   semantic: Semantic,
   text: string,
   filters: Filters,
@@ -140,7 +140,7 @@ export function assertSemanticTimeseries(
 
 /** Episodes and passages close in meaning per bucket over [since, until). */
 export async function semanticTimeseries(
-  db: Db,
+  db: Queryable,
   semantic: Semantic,
   text: string,
   filters: Filters,

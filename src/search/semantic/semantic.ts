@@ -5,7 +5,7 @@ import {
   type KeywordFilter,
   searchEpisodes,
 } from '../../../projections/search-passages/queries.ts';
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { UnavailableError } from '../../errors.ts';
 import { LoadedIndex } from './loaded-index.ts';
 import { type EmbeddingProvider, EmbeddingsRefused, EmbeddingsUnavailable } from './provider.ts';
@@ -140,7 +140,7 @@ async function embedQuery(semantic: Semantic, text: string): Promise<Float32Arra
 }
 
 /** The episodes the filters let through (none given: every episode), with their publication dates. */
-async function scoped(db: Db, scope: EpisodeScope, keywords: KeywordFilter | undefined) {
+async function scoped(db: Queryable, scope: EpisodeScope, keywords: KeywordFilter | undefined) {
   if (keywords === undefined && Object.keys(scope).length === 0) return undefined;
   const hits = keywords
     ? await searchEpisodes(db, scope, keywords, 'relevance', KEYWORD_EPISODES, 0)
@@ -154,7 +154,7 @@ async function scoped(db: Db, scope: EpisodeScope, keywords: KeywordFilter | und
  * intersection), ranked by reciprocal rank fusion of the semantic and keyword ranks.
  */
 export async function semanticEpisodes(
-  db: Db,
+  db: Queryable,
   semantic: Semantic,
   text: string,
   scope: EpisodeScope,
@@ -204,7 +204,7 @@ export async function semanticEpisodes(
 }
 
 /** Newest first (then id), for sort=recency. */
-export async function byRecency(db: Db, episodes: SemanticEpisode[]): Promise<SemanticEpisode[]> {
+export async function byRecency(db: Queryable, episodes: SemanticEpisode[]): Promise<SemanticEpisode[]> {
   const missing = episodes.filter((e) => e.published_at === undefined).map((e) => e.episode_id);
   if (missing.length) {
     const dates = new Map(

@@ -217,7 +217,7 @@ describe('alert previews', () => {
       db: f.db,
       log: silentLog,
       now: f.now,
-      limits: { perProcess: 2, perProject: 1, queue: 2 },
+      limits: { perProcess: 2, perKey: 1, queue: 2 },
     });
     const limitedApp = await buildHttpApp({
       db: f.db,
