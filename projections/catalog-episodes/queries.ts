@@ -150,42 +150,48 @@ export interface PodcastSpeakerRow {
   occurrences: number;
 }
 
+/** How many of a show's latest episodes its speakers are counted over. */
+const SPEAKER_EPISODES = 1000;
+
 /**
  * A show's most frequent speakers (docs/catalog.md, "A show's speakers"): each speaker of its
- * episodes, known by entity id, else person id, else name (case-folded); `occurrences` counts the
- * episodes they speak in; their name is the latest episode's, their role the one of most of their
- * episodes (the latest among equals). Most occurrences first, then the latest to speak.
+ * latest SPEAKER_EPISODES episodes, known by entity id, else person id, else name (case-folded);
+ * `occurrences` counts those episodes they speak in; their name is the latest episode's, their
+ * role the one of most of their episodes (the latest among equals). Most occurrences first, then
+ * the latest to speak.
  */
 export async function podcastSpeakers(db: Queryable, podcastId: string, limit: number) {
   const { rows } = await db.query<PodcastSpeakerRow>(
     `with spoken as (
        select distinct on (e.id, s.k) s.k, e.published_at, s.name, s.role, s.entity_id, s.person_id
-         from catalog_episodes e
+         from (select id, published_at, speakers from catalog_episodes where podcast_id = $1
+                order by published_at desc, id desc limit $3) e
         cross join lateral (
           select coalesce('e:' || (x->>'entity_id'), 'p:' || (x->>'person_id'), 'n:' || lower(x->>'name')) as k,
                  x->>'name' as name, x->>'role' as role, x->>'entity_id' as entity_id,
                  x->>'person_id' as person_id
             from jsonb_array_elements(e.speakers) x) s
-        where e.podcast_id = $1 and s.k is not null
+        where s.k is not null
         order by e.id, s.k, s.name nulls last
      ),
-     top as (
-       select k, count(*)::int as occurrences, max(published_at) as last_at
+     speakers as (
+       select k, count(*)::int as occurrences, max(published_at) as last_at,
+              (array_agg(name order by published_at desc, name) filter (where name is not null))[1] as name,
+              (array_agg(entity_id order by published_at desc, entity_id) filter (where entity_id is not null))[1] as entity_id,
+              (array_agg(person_id order by published_at desc, person_id) filter (where person_id is not null))[1] as person_id
          from spoken group by k
         order by occurrences desc, last_at desc, k limit $2
+     ),
+     roles as (
+       select k, role, count(*) as n, max(published_at) as last_at from spoken
+        where k in (select k from speakers) group by k, role
      )
-     select t.occurrences,
-            (select x.name from spoken x where x.k = t.k and x.name is not null
-              order by x.published_at desc limit 1) as name,
-            (select x.role from spoken x where x.k = t.k
-              group by x.role order by count(*) desc, max(x.published_at) desc, x.role limit 1) as role,
-            (select x.entity_id from spoken x where x.k = t.k and x.entity_id is not null
-              order by x.published_at desc limit 1) as entity_id,
-            (select x.person_id from spoken x where x.k = t.k and x.person_id is not null
-              order by x.published_at desc limit 1) as person_id
-       from top t
-      order by t.occurrences desc, t.last_at desc, t.k`,
-    [podcastId, limit],
+     select s.occurrences, s.name, s.entity_id, s.person_id,
+            (select r.role from roles r where r.k = s.k
+              order by r.n desc, r.last_at desc, r.role limit 1) as role
+       from speakers s
+      order by s.occurrences desc, s.last_at desc, s.k`,
+    [podcastId, limit, SPEAKER_EPISODES],
   );
   return rows;
 }
