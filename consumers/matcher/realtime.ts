@@ -139,8 +139,10 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
 /**
  * For an episode sent again: the matches of alerts created after the episode's first version
  * belong to their backfill, so they are written as backfilled (never notified), with the same id
- * the backfill would use. Whichever writes first, the match is the same, and a re-sent version
- * that only now mentions the entity still gets its match whether the backfill ran before or after.
+ * the backfill would use, so it is written once whichever writes first; a re-sent version that
+ * only now mentions the entity still gets its match whether the backfill ran before or after. (For
+ * an episode whose event names no language, the two may judge a language filter by different
+ * show languages: docs/matching-pipeline.md, "A show's language".)
  */
 async function markBackfillOwned(
   store: EventStore,

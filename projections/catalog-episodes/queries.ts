@@ -167,10 +167,12 @@ export async function podcastSpeakers(db: Queryable, podcastId: string, limit: n
          from (select id, published_at, speakers from catalog_episodes where podcast_id = $1
                 order by published_at desc, id desc limit $3) e
         cross join lateral (
-          select coalesce('e:' || (x->>'entity_id'), 'p:' || (x->>'person_id'), 'n:' || lower(x->>'name')) as k,
-                 x->>'name' as name, x->>'role' as role, x->>'entity_id' as entity_id,
-                 x->>'person_id' as person_id
-            from jsonb_array_elements(e.speakers) x) s
+          select coalesce('e:' || entity_id, 'p:' || person_id, 'n:' || lower(name)) as k,
+                 name, role, entity_id, person_id
+            from jsonb_array_elements(e.speakers) x,
+                 -- An empty id or name is none (as everywhere in the catalog), not one shared key.
+                 lateral (select nullif(x->>'entity_id', '') as entity_id, nullif(x->>'person_id', '') as person_id,
+                                 nullif(x->>'name', '') as name, x->>'role' as role) v) s
         where s.k is not null
         order by e.id, s.k, s.name nulls last
      ),

@@ -23,6 +23,20 @@ describe.each(ENGINES)("a show's speakers on GET /v1/podcasts/{id} (%s)", (engin
       entityEvent({ id: 'ent-ana', name: 'Ana Ruiz' }),
       podcastEvent({ id: 'pod-talk', title: 'Talk Show' }),
       podcastEvent({ id: 'pod-empty', title: 'No Episodes Yet' }),
+      // Empty ids (the schema accepts them) name no one: three guests, not one; no name, no speaker.
+      ...['Ann', 'Ben', 'Cal'].map((name, i) =>
+        episodeOf({
+          id: `blank-${i}`,
+          podcastId: 'pod-blank',
+          publishedAt: `2026-10-0${i + 1}T06:00:00Z`,
+          extra: {
+            speakers: [
+              { id: `n${i}`, name, role: 'GUEST', entity_id: '', person_id: '' },
+              { id: `x${i}`, name: '', role: 'GUEST' },
+            ],
+          },
+        }),
+      ),
       episode('talk-1', 1, [
         { id: 'a1', name: 'Ana Ruiz', role: 'HOST', entity_id: 'ent-ana' },
         { id: 'b1', name: 'Bob', role: 'GUEST' },
@@ -78,9 +92,47 @@ describe.each(ENGINES)("a show's speakers on GET /v1/podcasts/{id} (%s)", (engin
     );
   });
 
+  it('takes an empty entity_id, person_id or name for none', async () => {
+    expect((await h.get('/v1/podcasts/pod-blank')).json().speakers).toEqual([
+      { name: 'Cal', role: 'GUEST', occurrences: 1 },
+      { name: 'Ben', role: 'GUEST', occurrences: 1 },
+      { name: 'Ann', role: 'GUEST', occurrences: 1 },
+    ]);
+  });
+
   it('leaves speakers out for a show without episodes', async () => {
     const res = await h.get('/v1/podcasts/pod-empty');
     expect(res.statusCode).toBe(200);
     expect(res.json()).not.toHaveProperty('speakers');
+  });
+});
+
+describe("a long-running show's speakers", () => {
+  let h: CatalogHarness;
+  beforeAll(async () => {
+    h = await catalogHarness('postgres');
+  });
+  afterAll(() => h.close());
+
+  it('are counted over its latest 1,000 episodes', async () => {
+    const host = { name: 'Long Host', role: 'HOST', entity_id: 'ent-long' };
+    await h.ingest(
+      Array.from({ length: 1001 }, (_, i) =>
+        episodeOf({
+          id: `long-${i}`,
+          podcastId: 'pod-long',
+          publishedAt: new Date(Date.UTC(2023, 0, 1) + i * 86_400_000).toISOString(),
+          extra: {
+            speakers: [
+              { id: `h${i}`, ...host },
+              // Only in the oldest episode, the one past the 1,000 counted.
+              ...(i === 0 ? [{ id: 'old', name: 'Old Guest', role: 'GUEST' }] : []),
+            ],
+          },
+        }),
+      ),
+    );
+    const speakers = (await h.get('/v1/podcasts/pod-long')).json().speakers;
+    expect(speakers).toEqual([{ name: 'Long Host', role: 'HOST', occurrences: 1000 }]);
   });
 });

@@ -43,7 +43,7 @@ describe('the search statement timeout (postgres)', () => {
     }
   });
 
-  it('bounds the reads of a semantic and a hybrid search by the same limit', async () => {
+  it('bounds the reads of a hybrid search (its semantic part included) by the same limit', async () => {
     const h = await searchHarness('postgres', builtinProvider, { statementTimeoutMs: 1 });
     try {
       await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
