@@ -2,12 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { episodesProjection } from '../../projections/episodes/projection.ts';
-import { buildHttpApp } from '../../src/http/app.ts';
 import { knowledgeRoutes } from '../../src/knowledge/routes.ts';
-import { matchingRoutes } from '../../src/matching/http/routes.ts';
-import { PreviewService } from '../../src/matching/previews/preview.ts';
+import type { PreviewService } from '../../src/matching/previews/preview.ts';
 import { entityEvent, episodeEvent } from '../fixtures/events.ts';
-import { type PipelineFixture, pipelineFixture, project, silentLog } from '../matching/support.ts';
+import { type PipelineFixture, pipelineFixture, previewApp, project } from '../matching/support.ts';
 import { companyReferences } from '../support/company-refs.ts';
 
 const NVIDIA = { id: 'ent-nvidia', slug: 'nvidia', companyId: 'c-nvidia', domain: 'nvidia.com' };
@@ -39,12 +37,7 @@ describe('every company reference (id, slug, company.id, domain in any form) add
     ]);
     await project(f.db, f.store, entitiesProjection);
     await project(f.db, f.store, episodesProjection);
-    previews = new PreviewService({ db: f.db, log: silentLog, now: f.now });
-    app = await buildHttpApp({
-      db: f.db,
-      cursorKey: Buffer.alloc(32, 5),
-      routes: [matchingRoutes({ store: f.store, previews }), knowledgeRoutes],
-    });
+    ({ previews, app } = await previewApp(f, [knowledgeRoutes]));
   });
   afterAll(async () => {
     await app.close();

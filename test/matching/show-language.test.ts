@@ -8,13 +8,11 @@ import { backfill } from '../../consumers/matcher/backfill.ts';
 import { realtimeMatcher } from '../../consumers/matcher/realtime.ts';
 import { episodesProjection } from '../../projections/episodes/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
-import { buildHttpApp } from '../../src/http/app.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
-import { matchingRoutes } from '../../src/matching/http/routes.ts';
-import { PreviewService } from '../../src/matching/previews/preview.ts';
+import type { PreviewService } from '../../src/matching/previews/preview.ts';
 import { podcastEvent } from '../catalog/support.ts';
 import { episodeEvent } from '../fixtures/events.ts';
-import { type PipelineFixture, pipelineFixture, project, runUntilCaughtUp, silentLog } from './support.ts';
+import { type PipelineFixture, pipelineFixture, previewApp, project, runUntilCaughtUp } from './support.ts';
 
 /** An episode of `showId` that mentions Chipzilla; a language only where `own` gives one. */
 function untagged(showId: string, publishedAt: string, own?: string): EpisodeTranscribed {
@@ -71,12 +69,7 @@ describe("alert language filters and the show's language", () => {
     await project(f.db, f.store, episodesProjection);
     await project(f.db, f.store, podcastsProjection);
 
-    previews = new PreviewService({ db: f.db, log: silentLog, now: f.now });
-    app = await buildHttpApp({
-      db: f.db,
-      cursorKey: Buffer.alloc(32, 5),
-      routes: [matchingRoutes({ store: f.store, previews })],
-    });
+    ({ previews, app } = await previewApp(f));
   });
   afterAll(async () => {
     await app.close();

@@ -1,3 +1,4 @@
+import type { FastifyPluginAsync } from 'fastify';
 import pino from 'pino';
 import { alertsProjection } from '../../projections/alerts/projection.ts';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
@@ -8,8 +9,11 @@ import { AlertService, entitiesReadModel } from '../../src/alerts/service.ts';
 import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent, START } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { matchingRoutes } from '../../src/matching/http/routes.ts';
+import { PreviewService } from '../../src/matching/previews/preview.ts';
 import { ALERT_MATCHED, type AlertMatchedEventData } from '../../src/matching/streams.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { type Consumer, readConsumerCheckpoint, runConsumer } from '../../src/subscriptions/consumer.ts';
@@ -188,3 +192,14 @@ export async function pipelineFixture(engine: Engine = 'postgres') {
 }
 
 export type PipelineFixture = Awaited<ReturnType<typeof pipelineFixture>>;
+
+/** The matching routes (alert previews included) over the fixture, with any other routes given. */
+export async function previewApp(f: PipelineFixture, routes: FastifyPluginAsync[] = []) {
+  const previews = new PreviewService({ db: f.db, log: silentLog, now: f.now });
+  const app = await buildHttpApp({
+    db: f.db,
+    cursorKey: Buffer.alloc(32, 5),
+    routes: [matchingRoutes({ store: f.store, previews }), ...routes],
+  });
+  return { previews, app };
+}

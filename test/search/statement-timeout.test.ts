@@ -11,6 +11,37 @@ import { searchHarness } from './support.ts';
 // takes far more than a millisecond.
 const REPEATED = 'sa al ay wa '.repeat(60);
 const SEARCH = '/v1/podcasts/episodes/search';
+const SLOW = { keyword_search: 'sa al ay wa' };
+
+type Harness = Awaited<ReturnType<typeof searchHarness>>;
+
+/** A harness holding one episode of `lines` repetitive lines, closed after `use`. */
+async function withRepetitiveEpisode(
+  options: { engine?: 'postgres' | 'pglite'; semantic?: boolean; timeoutMs: number; lines?: number },
+  use: (h: Harness) => Promise<void>,
+) {
+  const h = await searchHarness(
+    options.engine ?? 'postgres',
+    options.semantic ? builtinProvider : undefined,
+    {
+      statementTimeoutMs: options.timeoutMs,
+    },
+  );
+  try {
+    await h.ingest([
+      episodeEvent({ id: 'ep-rep', lines: Array.from({ length: options.lines ?? 400 }, () => REPEATED) }),
+    ]);
+    await use(h);
+  } finally {
+    await h.close();
+  }
+}
+
+function expectQueryTimeout(response: Awaited<ReturnType<Harness['get']>>) {
+  expect(response.statusCode).toBe(503);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(response.json()).toMatchObject({ status: 503, error_code: 'query_timeout' });
+}
 
 describe('the search statement timeout (postgres)', () => {
   it('stops a statement past the limit with 503 query_timeout, and the pool keeps working', async () => {
@@ -30,58 +61,30 @@ describe('the search statement timeout (postgres)', () => {
     }
   });
 
-  it('answers a search that passes a tiny limit with problem+json 503 query_timeout', async () => {
-    const h = await searchHarness('postgres', undefined, { statementTimeoutMs: 1 });
-    try {
-      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
-      const response = await h.get('/v1/podcasts/episodes/search', { keyword_search: 'sa al ay wa' });
-      expect(response.statusCode).toBe(503);
-      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.json()).toMatchObject({ status: 503, error_code: 'query_timeout' });
-    } finally {
-      await h.close();
-    }
-  });
+  it('answers a search that passes a tiny limit with problem+json 503 query_timeout', () =>
+    withRepetitiveEpisode({ timeoutMs: 1 }, async (h) => expectQueryTimeout(await h.get(SEARCH, SLOW))));
 
-  it('bounds the reads of a hybrid search (its semantic part included) by the same limit', async () => {
-    const h = await searchHarness('postgres', builtinProvider, { statementTimeoutMs: 1 });
-    try {
-      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
+  it('bounds the reads of a hybrid search (its semantic part included) by the same limit', () =>
+    withRepetitiveEpisode({ semantic: true, timeoutMs: 1 }, async (h) =>
       // The hybrid's keyword ranking is the slow statement.
-      const hybrid = await h.get(SEARCH, { semantic_search: 'sa al ay wa', keyword_search: 'sa al ay wa' });
-      expect(hybrid.statusCode).toBe(503);
-      expect(hybrid.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(hybrid.json()).toMatchObject({ status: 503, error_code: 'query_timeout' });
-    } finally {
-      await h.close();
-    }
-  });
+      expectQueryTimeout(await h.get(SEARCH, { semantic_search: SLOW.keyword_search, ...SLOW })),
+    ));
 
-  it('sets no limit at 0: the same search answers', async () => {
-    const h = await searchHarness('postgres', undefined, { statementTimeoutMs: 0 });
-    try {
-      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 400 }, () => REPEATED) })]);
-      const { status, body } = await h.json(SEARCH, { keyword_search: 'sa al ay wa' });
+  it('sets no limit at 0: the same search answers', () =>
+    withRepetitiveEpisode({ timeoutMs: 0 }, async (h) => {
+      const { status, body } = await h.json(SEARCH, SLOW);
       expect(status).toBe(200);
       expect(body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-rep']);
-    } finally {
-      await h.close();
-    }
-  });
+    }));
 });
 
 describe('the search statement timeout on embedded PGlite', () => {
-  it('sets no limit (one process, one connection): a search past the setting answers', async () => {
-    const h = await searchHarness('pglite', undefined, { statementTimeoutMs: 1 });
-    try {
-      await h.ingest([episodeEvent({ id: 'ep-rep', lines: Array.from({ length: 100 }, () => REPEATED) })]);
+  it('sets no limit (one process, one connection): a search past the setting answers', () =>
+    withRepetitiveEpisode({ engine: 'pglite', timeoutMs: 1, lines: 100 }, async (h) => {
       const started = Date.now();
-      const { status, body } = await h.json(SEARCH, { keyword_search: 'sa al ay wa' });
+      const { status, body } = await h.json(SEARCH, SLOW);
       expect(Date.now() - started).toBeGreaterThan(1);
       expect(status).toBe(200);
       expect(body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-rep']);
-    } finally {
-      await h.close();
-    }
-  });
+    }));
 });

@@ -5,7 +5,7 @@ import { buildHttpApp } from '../../../src/http/app.ts';
 import { matchingRoutes } from '../../../src/matching/http/routes.ts';
 import { PreviewService } from '../../../src/matching/previews/preview.ts';
 import { episodeEvent } from '../../fixtures/events.ts';
-import { type PipelineFixture, pipelineFixture, project, silentLog } from '../support.ts';
+import { type PipelineFixture, pipelineFixture, previewApp, project, silentLog } from '../support.ts';
 
 describe('alert previews', () => {
   let f: PipelineFixture;
@@ -68,12 +68,7 @@ describe('alert previews', () => {
       guest('HOST', '2026-11-16T10:00:00Z'),
     ]);
     await project(f.db, f.store, episodesProjection);
-    previews = new PreviewService({ db: f.db, log: silentLog, now: f.now });
-    app = await buildHttpApp({
-      db: f.db,
-      cursorKey: Buffer.alloc(32, 5),
-      routes: [matchingRoutes({ store: f.store, previews })],
-    });
+    ({ previews, app } = await previewApp(f));
   });
   afterAll(async () => {
     await app.close();
