@@ -87,4 +87,13 @@ async function storeCapture(tx: Queryable, capture: RankingCaptured & { key: str
       ),
     ],
   );
+  // The chart's latest capture may have changed (or been stored again): its entries alone are marked.
+  await tx.query(
+    `update chart_entries e set latest = (e.captured_at = c.latest_captured_at)
+       from charts c
+      where c.chart_key = $1::text and e.chart_key = $1::text
+        and (e.latest or e.captured_at = c.latest_captured_at)
+        and e.latest <> (e.captured_at = c.latest_captured_at)`,
+    [capture.key],
+  );
 }

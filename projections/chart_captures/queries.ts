@@ -67,6 +67,35 @@ const RANKING_JOINS = `
      limit 1
   ) prev on true`;
 
+/** A show's best rank as stored: its entry of the best rank in the charts' latest captures. */
+export interface BestRankRow {
+  captured_at: string;
+  chart_type: string;
+  rank: number;
+  source: ChartSource;
+  /** '' for a chart without a category. */
+  category_slug: string;
+  country: string;
+}
+
+/**
+ * SQL: the best rank of the show `podcastId` names as JSON (BestRankRow; null when it is on no
+ * chart's latest capture): the first of its live appearances (currentRankingsOfPodcast), the
+ * least rank, then the least chart key (docs/catalog-rankings.md, "best_rank").
+ */
+export const bestRankOf = (podcastId: string) =>
+  `(select json_build_object('captured_at', b.captured_at, 'chart_type', c.chart_type, 'rank', b.rank,
+                             'source', c.source, 'category_slug', c.category_slug, 'country', c.country)
+      from (select e.rank, e.chart_key, e.captured_at from chart_entries e
+             where e.latest and e.podcast_id = ${podcastId}
+            union all
+            select e.rank, e.chart_key, e.captured_at
+              from chart_entries e join charts a on a.chart_key = e.chart_key and a.source = 'apple'
+             where e.latest and e.podcast_id is null and e.external_id = ${appleIdOf(podcastId)}) b
+      join charts c on c.chart_key = b.chart_key
+     order by b.rank, b.chart_key
+     limit 1)`;
+
 /** A podcast id known to the ranking data: an entry's podcast id, or the podcast id of an Apple entry's directory id. */
 export async function podcastIdInRankings(db: Queryable, idOrAppleId: string): Promise<string | null> {
   const { rows } = await db.query<{ podcast_id: string }>(

@@ -1,6 +1,7 @@
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from '../../src/catalog/format-rules.ts';
 import { Params } from '../../src/catalog/sql.ts';
 import type { Queryable } from '../../src/db/db.ts';
+import { type BestRankRow, bestRankOf } from '../chart_captures/queries.ts';
 
 export type MatchQuality = 'exact' | 'prefix' | 'fuzzy' | 'description';
 
@@ -278,20 +279,23 @@ const PODCAST_COLUMNS = `p.id, p.title, p.slug, p.description, p.url, p.image_ur
 
 /** What a reference to a show holds (src/catalog/views.ts, toPodcastReference). */
 export type PodcastReferenceRow = Pick<
-  PodcastRow,
-  'id' | 'title' | 'slug' | 'image_url' | 'popularity' | 'publisher'
+  PodcastByIdRow,
+  'id' | 'title' | 'slug' | 'image_url' | 'popularity' | 'publisher' | 'best_rank'
 >;
+
+/** A show as read by id: its row, episode count and best rank. */
+export type PodcastByIdRow = PodcastRow & { best_rank: BestRankRow | null };
 
 /** SQL: the reference row of the show `podcastId` names as JSON (null when none), to read it with what refers to it. */
 export const podcastReferenceOf = (podcastId: string) =>
   `(select json_build_object('id', p.id, 'title', p.title, 'slug', p.slug, 'image_url', p.image_url,
-                             'popularity', p.popularity, 'publisher', p.publisher)
+                             'popularity', p.popularity, 'publisher', p.publisher, 'best_rank', ${bestRankOf('p.id')})
       from podcasts p where p.id = ${podcastId})`;
 
-/** Shows by id, in no particular order, each with its episode count. */
-export async function podcastsByIds(db: Queryable, ids: readonly string[]): Promise<PodcastRow[]> {
-  const { rows } = await db.query<PodcastRow>(
-    `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count
+/** Shows by id, in no particular order, each with its episode count and best rank. */
+export async function podcastsByIds(db: Queryable, ids: readonly string[]): Promise<PodcastByIdRow[]> {
+  const { rows } = await db.query<PodcastByIdRow>(
+    `select ${PODCAST_COLUMNS}, coalesce(fm.episode_count, 0) as episode_count, ${bestRankOf('p.id')} as best_rank
        from podcasts p left join podcast_formats fm on fm.podcast_id = p.id
       where p.id = any($1::text[])`,
     [ids],

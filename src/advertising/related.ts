@@ -8,7 +8,7 @@ import {
   linksOfPodcasts,
   publishersOf,
 } from '../../projections/podcast-links/queries.ts';
-import { type PodcastRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
+import { type PodcastByIdRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
 import type { Queryable } from '../db/db.ts';
 
 /** Weights of the related-show score (docs/advertising.md, "Scores"); they sum to 1. */
@@ -157,7 +157,7 @@ export interface RelatedShows {
   /** The links of every show scored, labelled for guests and sponsors only. */
   theirs: LinkRow[];
   /** The show and every show scored, by id. */
-  podcasts: ReadonlyMap<string, PodcastRow>;
+  podcasts: ReadonlyMap<string, PodcastByIdRow>;
 }
 
 /**

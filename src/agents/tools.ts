@@ -292,9 +292,17 @@ export async function callTool(
     const structured = (object ? json : { data: json }) as Record<string, unknown>;
     if (reply.statusCode >= 400) {
       const code = String(structured.error_code ?? 'request_error');
+      // A tool result has no headers: the route's Retry-After (a 429, a 503) becomes a member.
+      const retryAfter = Number(reply.headers['retry-after']);
+      const wait = Number.isInteger(retryAfter) && retryAfter >= 0 ? retryAfter : undefined;
       return {
-        content: [{ type: 'text', text: `${code}: ${String(structured.detail ?? '')}` }],
-        structuredContent: structured,
+        content: [
+          {
+            type: 'text',
+            text: `${code}: ${String(structured.detail ?? '')}${wait === undefined ? '' : ` Retry after ${wait} s.`}`,
+          },
+        ],
+        structuredContent: wait === undefined ? structured : { ...structured, retry_after_seconds: wait },
         isError: true,
       };
     }

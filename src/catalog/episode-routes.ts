@@ -32,6 +32,7 @@ import {
 } from './transcript-reply.ts';
 import {
   podcastReferences,
+  REFERENCE_CACHE,
   toAd,
   toClip,
   toEpisode,
@@ -105,7 +106,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
     app.get<{ Querystring: EpisodeListQuery }>(
       '/v1/podcasts/episodes',
       {
-        config: { catalogCache: true },
+        config: { catalogCache: REFERENCE_CACHE },
         schema: {
           tags: ['catalog'],
           summary: 'List episodes across podcasts, newest first',
@@ -174,7 +175,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
     app.get<{ Params: { id: string }; Querystring: { include?: string } }>(
       '/v1/podcasts/episodes/:id',
       {
-        config: { catalogCache: true },
+        config: { catalogCache: REFERENCE_CACHE },
         schema: {
           tags: ['catalog'],
           summary: 'One episode by id or slug, with the sections named in include',
@@ -274,7 +275,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
     app.get<{ Params: { id: string }; Querystring: { limit: number; cursor?: string } }>(
       '/v1/podcasts/episodes/:id/segments',
       {
-        config: { catalogCache: true },
+        config: { catalogCache: REFERENCE_CACHE },
         schema: {
           tags: ['catalog'],
           summary: "An episode's segments in order",

@@ -27,7 +27,14 @@ import {
   podcastSpeakerSchema,
 } from './schemas.ts';
 import { searchKey } from './search-key.ts';
-import { podcastReferences, toEpisode, toFormat, toPodcast, toPodcastSpeaker } from './views.ts';
+import {
+  podcastReferences,
+  REFERENCE_CACHE,
+  toEpisode,
+  toFormat,
+  toPodcast,
+  toPodcastSpeaker,
+} from './views.ts';
 
 const commaList = (values: readonly string[], max: number) => {
   const one = `(${values.join('|')})`;
@@ -268,7 +275,12 @@ export function podcastRoutes(
     app.get<{ Params: { id: string }; Querystring: { topic_limit: number } }>(
       '/v1/podcasts/:id',
       {
-        config: { catalogCache: deps.podcastExtras ? { readModels: deps.podcastExtras.readModels } : true },
+        config: {
+          // Its related shows and recommendations hold podcast references.
+          catalogCache: deps.podcastExtras
+            ? { readModels: [...deps.podcastExtras.readModels, ...REFERENCE_CACHE.readModels] }
+            : true,
+        },
         schema: {
           tags: ['catalog'],
           summary: 'One podcast by id, slug or Apple id',
@@ -336,7 +348,7 @@ export function podcastRoutes(
     }>(
       '/v1/podcasts/:id/episodes',
       {
-        config: { catalogCache: true },
+        config: { catalogCache: REFERENCE_CACHE },
         schema: {
           tags: ['catalog'],
           summary: "A podcast's episodes, newest first",

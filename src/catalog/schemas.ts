@@ -29,7 +29,28 @@ export const topicSchema = {
 export const podcastReferenceSchema = {
   type: 'object',
   required: ['id', 'title'],
-  properties: { id: str, title: str, slug: str, image_url: str, popularity: num, publisher: publisherSchema },
+  properties: {
+    id: str,
+    title: str,
+    slug: str,
+    image_url: str,
+    popularity: num,
+    publisher: publisherSchema,
+    best_rank: {
+      type: 'object',
+      description:
+        "The show's best rank in the charts' latest captures (the least rank, then the least chart key); absent when it is on none.",
+      required: ['captured_at', 'chart_type', 'rank', 'source', 'country'],
+      properties: {
+        captured_at: time,
+        chart_type: str,
+        rank: int,
+        source: str,
+        category_slug: str,
+        country: str,
+      },
+    },
+  },
 } as const;
 
 export const compactFormatSchema = {

@@ -1,6 +1,8 @@
 import type { AdRow } from '../../projections/ads/queries.ts';
 import type { EpisodeRow, PodcastSpeakerRow } from '../../projections/catalog-episodes/queries.ts';
 import { catalogEpisodesByIds } from '../../projections/catalog-episodes/queries.ts';
+import { chartCapturesProjection } from '../../projections/chart_captures/projection.ts';
+import type { BestRankRow } from '../../projections/chart_captures/queries.ts';
 import type { ClipRow } from '../../projections/clips/queries.ts';
 import type {
   CompactFormatRow,
@@ -108,6 +110,17 @@ export function toPodcast(
   });
 }
 
+/** A show's best rank (docs/catalog-rankings.md, "best_rank"); no category_slug for a chart without a category. */
+const toBestRank = (b: BestRankRow) =>
+  compact({
+    captured_at: new Date(b.captured_at).toISOString(),
+    chart_type: b.chart_type,
+    rank: b.rank,
+    source: b.source,
+    category_slug: b.category_slug || undefined,
+    country: b.country,
+  });
+
 export const toPodcastReference = (p: PodcastReferenceRow) =>
   compact({
     id: p.id,
@@ -116,9 +129,14 @@ export const toPodcastReference = (p: PodcastReferenceRow) =>
     image_url: p.image_url,
     popularity: p.popularity,
     publisher: p.publisher ?? undefined,
+    best_rank: p.best_rank ? toBestRank(p.best_rank) : undefined,
   });
 
 export type PodcastReference = ReturnType<typeof toPodcastReference>;
+
+/** The read model a podcast reference comes from beyond the catalog's (its best rank): the response
+ * cache checks the answers of a route that renders references against it too. */
+export const REFERENCE_CACHE = { readModels: [chartCapturesProjection] };
 export type EpisodeReference = ReturnType<typeof toEpisodeReference>;
 
 export async function podcastReferences(db: Queryable, ids: Iterable<string>) {

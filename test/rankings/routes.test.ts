@@ -137,8 +137,20 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
         previous_rank: 2,
         chart_total: 4,
         show: { name: 'pod-a' },
-        // The catalog's reference of the show, not the chart's name for it.
-        podcast: { id: 'pod-a', title: 'Show A', slug: 'show-a' },
+        // The catalog's reference of the show, not the chart's name for it; its best rank is this
+        // first live appearance.
+        podcast: {
+          id: 'pod-a',
+          title: 'Show A',
+          slug: 'show-a',
+          best_rank: {
+            captured_at: '2026-11-18T06:00:00.000Z',
+            chart_type: 'top_podcasts',
+            rank: 2,
+            source: 'apple',
+            country: 'us',
+          },
+        },
       });
       expect(body.data[1].category).toEqual({
         slug: 'technology',

@@ -182,7 +182,11 @@ describe('searches in flight through the whole app: MCP tools and x402 payers', 
       await until(() => api.held() === 1);
       expect(await tool(h.tenant.headers, { keyword_search: 'fox' })).toMatchObject({
         isError: true,
-        structuredContent: { status: 429, error_code: 'rate_limit_exceeded' },
+        content: [
+          { type: 'text', text: expect.stringMatching(/^rate_limit_exceeded: .* Retry after 1 s\.$/) },
+        ],
+        // The route's Retry-After header, which a tool result cannot carry.
+        structuredContent: { status: 429, error_code: 'rate_limit_exceeded', retry_after_seconds: 1 },
       });
       expect((await tool(other.headers, { keyword_search: 'fox' })).isError).toBeUndefined();
       api.release();
