@@ -223,6 +223,26 @@ describe('searches in flight through the whole app: MCP tools and x402 payers', 
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(await refused.json()).toMatchObject({ error_code: 'rate_limit_exceeded' });
+      // The same payer's paid MCP tool call: refused as a tool result, and not charged either.
+      const call = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'earshot_search_transcripts', arguments: { keyword_search: 'fox' } },
+      };
+      const keyless = await mcpPost(`${h.url}/mcp`, call);
+      expect(keyless.status).toBe(402);
+      const tool = await mcpPost(
+        `${h.url}/mcp`,
+        call,
+        await h.payer.sign(h.payer.required(keyless, await keyless.json())),
+      );
+      expect(tool.status).toBe(200);
+      expect(tool.headers.get('payment-response')).toBeNull();
+      expect(((await tool.json()) as { result: object }).result).toMatchObject({
+        isError: true,
+        structuredContent: { status: 429, error_code: 'rate_limit_exceeded', retry_after_seconds: 1 },
+      });
       expect(await h.balance()).toBe(before);
       expect((await paid(other, 'keyword_search=fox')).status).toBe(200);
       expect((await h.get(`${SEARCH}?keyword_search=fox`, h.tenant.headers)).status).toBe(200);
