@@ -13,7 +13,7 @@ import { API_VERSION } from '../http/app.ts';
 import type { AgentCaller } from './credentials.ts';
 import { isPlainToolCall, type PostTransport, plain } from './mcp-transport.ts';
 import type { ToolSet } from './tool-table.ts';
-import { invalidArguments, type Tool, type ToolResult } from './tools.ts';
+import { invalidArguments, type Tool, type ToolCallNote, type ToolResult } from './tools.ts';
 
 /** Who sent a POST and which tool sets its URL serves: all a handler needs besides the message. */
 export interface McpConnection {
@@ -21,6 +21,8 @@ export interface McpConnection {
   sets: ReadonlySet<ToolSet>;
   /** The HTTP request id, carried into the tool's route call. */
   requestId: string;
+  /** The route calls of the POST's tools, for its log line. */
+  calls: ToolCallNote[];
 }
 
 const SYSTEM_TOOLS = {

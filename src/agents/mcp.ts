@@ -14,6 +14,8 @@ export interface McpDeps {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Levels at which "request completed" is written. */
+const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 
 /** DNS-rebinding protection: the Host must be ours, and so must an Origin when a browser sends one. */
 function rebindingProblem(host: string | undefined, origin: string | undefined, ours: URL) {
@@ -65,7 +67,7 @@ export function mcpRoutes(deps: McpDeps) {
     };
     const transport = new PostTransport<McpConnection>();
     const { server, toolCall } = createMcpServer(allTools, transport, (tool, args, connection) =>
-      callTool(app, tool, args, connection.caller, connection.requestId),
+      callTool(app, tool, args, connection.caller, connection.requestId, connection.calls),
     );
     transport.direct = toolCall;
     app.addHook('onReady', async () => {
@@ -115,7 +117,7 @@ export function mcpRoutes(deps: McpDeps) {
           ),
         );
       }
-      return { caller, sets: selected.sets, requestId: request.id };
+      return { caller, sets: selected.sets, requestId: request.id, calls: [] };
     }
 
     async function handle(request: FastifyRequest<{ Querystring: McpQuery }>, reply: FastifyReply) {
@@ -128,6 +130,9 @@ export function mcpRoutes(deps: McpDeps) {
       const post = readPost(request.headers, request.body);
       if ('refused' in post) return reply.code(post.refused.status).send(post.refused.body);
       const answers = await transport.exchange(post.messages, connection);
+      // The route passes write no lines of their own: this request's "request completed" names them.
+      if (connection.calls.length && LOGS_INFO.has(reply.log.level))
+        reply.log = reply.log.child({ tool_calls: connection.calls });
       if (answers.length === 0) return reply.code(202).send();
       // As the SDK's transport answers: one answer alone, several as an array in request order.
       return reply.type('application/json').send(JSON.stringify(answers.length === 1 ? answers[0] : answers));

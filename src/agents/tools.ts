@@ -220,13 +220,25 @@ function summary(body: Record<string, unknown>) {
   return typeof name === 'string' ? `${name}` : 'Result.';
 }
 
-/** Performs a tool's route in-process as the caller, and turns the reply into a tool result. */
+/** A tool's route call as the `/mcp` request's log line names it (docs/agents.md, "How a call runs"). */
+export interface ToolCallNote {
+  tool: string;
+  /** The route as registered: `GET /v1/podcasts/:id`. */
+  route: string;
+  status: number;
+}
+
+/**
+ * Performs a tool's route in-process as the caller, and turns the reply into a tool result; the
+ * route call is added to `calls` when given.
+ */
 export async function callTool(
   app: FastifyInstance,
   tool: Tool,
   args: Record<string, unknown>,
   caller: AgentCaller,
   requestId: string,
+  calls?: ToolCallNote[],
 ): Promise<ToolResult> {
   if (tool.write && !caller.scopes.includes('mcp:write'))
     return problemResult('insufficient_scope', `${tool.name} needs scope mcp:write.`, 403);
@@ -279,6 +291,7 @@ export async function callTool(
         ),
       }),
     });
+    calls?.push({ tool: tool.name, route: `${route.method} ${route.path}`, status: reply.statusCode });
     const type = String(reply.headers['content-type'] ?? '');
     if (!type.includes('json'))
       return reply.statusCode < 400

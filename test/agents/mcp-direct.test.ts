@@ -89,6 +89,7 @@ const connection: McpConnection = {
   caller: {} as McpConnection['caller'],
   sets: new Set(['system', 'podcasts']),
   requestId: 'req-1',
+  calls: [],
 };
 
 function build(direct: boolean) {

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
 import { catalogProjections } from '../../src/catalog/capability.ts';
@@ -19,7 +20,7 @@ export const ROOT_KEY = Buffer.alloc(32, 7);
  * The whole app (every capability) listening on a real local port, its PUBLIC_BASE_URL that
  * address; `advance(ms)` moves its clock.
  */
-export async function agentsHarness(env: Record<string, string> = {}) {
+export async function agentsHarness(env: Record<string, string> = {}, logger?: FastifyBaseLogger) {
   const testDb = await createTestDb();
   const { db } = testDb;
   const store = createPostgresEventStore(db, { pollIntervalMs: 50 });
@@ -38,6 +39,7 @@ export async function agentsHarness(env: Record<string, string> = {}) {
     cursorKey: Buffer.alloc(32, 8),
     routes: buildCapabilities(runtime).flatMap((c) => c.routes ?? []),
     server: early,
+    ...(logger ? { logger } : {}),
   });
   await app.ready();
   const tenant = await createTenant(db, 'TEAM');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRoute } from '../../src/agents/route-call.ts';
 import { buildHttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/service.ts';
+import { agentsHarness, mcpPost } from '../agents/support.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
 
 describe('request logs', () => {
@@ -91,6 +92,45 @@ describe('request logs', () => {
       ]);
     } finally {
       await app.close();
+    }
+  });
+
+  it("name an MCP request's tool route calls on its own 'request completed' line", async () => {
+    lines.length = 0;
+    const h = await agentsHarness({}, createLogger({ logLevel: 'info' }, sink));
+    try {
+      const call = (id: number, name: string, args: object) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      const answer = await mcpPost(
+        h.mcpUrl,
+        [
+          call(1, 'earshot_podcast_get', { id: 'no-such-show' }),
+          call(2, 'earshot_alert_list', {}),
+          // Refused by the tool layer: no route is called.
+          call(3, 'earshot_podcast_get', { nope: 1 }),
+        ],
+        { ...h.tenant.headers, 'x-request-id': 'mcp-batch' },
+      );
+      expect(answer.status).toBe(200);
+      const mine = lines
+        .map((line) => JSON.parse(line) as { reqId?: string; msg: string; tool_calls?: unknown })
+        .filter((line) => line.reqId === 'mcp-batch');
+      expect(mine.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+      expect(mine[0]!.tool_calls).toBeUndefined();
+      // In the order the calls ended: a batch's calls run at once.
+      expect(mine[1]!.tool_calls).toHaveLength(2);
+      expect(mine[1]!.tool_calls).toEqual(
+        expect.arrayContaining([
+          { tool: 'earshot_podcast_get', route: 'GET /v1/podcasts/:id', status: 404 },
+          { tool: 'earshot_alert_list', route: 'GET /v1/projects/:projectId/alerts', status: 200 },
+        ]),
+      );
+    } finally {
+      await h.close();
     }
   });
 });
