@@ -68,6 +68,8 @@ export async function findEntity(db: Queryable, idOrSlug: string): Promise<Entit
 export type MatchQuality = 'exact' | 'prefix' | 'fuzzy';
 export interface SearchHit extends EntityRow {
   match_quality: MatchQuality;
+  /** As sent on entity.upserted: `[]` when none. */
+  external_links: { platform: string; identifier?: string; url?: string }[];
 }
 
 /**
@@ -88,7 +90,7 @@ export async function searchEntities(
        where ${where} and ($3::text is null or e.entity_type = $3::text)
        order by similarity(e.search_text, $1::text) desc, e.name, e.id
        limit $6::int)`;
-  const { rows } = await db.query<EntityRow & { rank: number }>(
+  const { rows } = await db.query<Omit<SearchHit, 'match_quality'> & { rank: number }>(
     `with hits as (
        ${branch(0, 'entity_names n join entities e on e.id = n.entity_id', 'n.name = $1::text')}
        union all ${branch(0, 'entities e', 'e.slug = $1::text')}
@@ -101,7 +103,7 @@ export async function searchEntities(
        )}
        union all select id, 2 from entity_fuzzy_matches($1::text, $3::text, $6::int) as f(id)
      )
-     select ${COLUMNS}, h.rank
+     select ${COLUMNS}, e.external_links, h.rank
        from (select id, min(rank) as rank from hits group by id) h join entities e using (id)
       order by h.rank, similarity(e.search_text, $1::text) desc, e.name, e.id
       limit $4::int offset $5::int`,

@@ -110,7 +110,10 @@ function toSearchResult(hit: SearchHit, podcastEpisodes: number) {
     name: hit.name,
     // earshot ingests no news: news_articles is always 0 (docs/knowledge-graph.md).
     mentions: { news_articles: 0, podcast_episodes: podcastEpisodes },
-    social_links: [],
+    // The entity's external links that have a URL; earshot knows no follower counts.
+    social_links: hit.external_links.flatMap((link) =>
+      link.url ? [{ platform: link.platform, url: link.url }] : [],
+    ),
   };
   if (hit.entity_type === 'PERSON')
     return {

@@ -32,6 +32,10 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
         aliases: ['Jensen'],
         person: { title: 'CEO', company: 'NVIDIA' },
         image_url: 'https://img.example/jensen.png',
+        external_links: [
+          { platform: 'x', identifier: 'jensenhuang', url: 'https://x.example/jensenhuang' },
+          { platform: 'linkedin', identifier: 'jensen-huang' },
+        ],
       }),
       entityEvent({
         id: 'ent-nvidia',
@@ -172,6 +176,13 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
       expect(first).toMatchObject({ id: 'ent-nvidia', type: 'company', match_quality: 'exact' });
       expect(first.company).toMatchObject({ domain: 'nvidia.com', ticker: 'NVDA', name: 'NVIDIA' });
     }
+  });
+
+  it("gives a result's social_links from the entity's external links that have a URL", async () => {
+    const [jensen] = (await get('/v1/entities/search', { q: 'jensen' })).json().data;
+    expect(jensen.social_links).toEqual([{ platform: 'x', url: 'https://x.example/jensenhuang' }]);
+    const [nvidia] = (await get('/v1/entities/search', { q: 'nvidia' })).json().data;
+    expect(nvidia.social_links).toEqual([]);
   });
 
   it('matches accents either way', async () => {
