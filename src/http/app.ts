@@ -193,7 +193,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'earshot', version: API_VERSION, description: 'Podcast mention alerts over REST.' },
+      info: {
+        title: 'earshot',
+        version: API_VERSION,
+        description:
+          'Podcast intelligence over REST: the podcast catalog, transcripts, search and mentions, people and companies, podcast advertising, chart rankings, and mention alerts.',
+      },
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
