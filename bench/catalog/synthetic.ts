@@ -2,6 +2,7 @@
 
 import type { PodcastUpserted } from '../../src/ingestion/catalog-events.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import type { RankingCaptured } from '../../src/ingestion/ranking-captured.ts';
 import { ADJECTIVES, NOUNS, prng, SUFFIXES } from '../../test/support/synthetic.ts';
 
 const random = prng(2026);
@@ -133,4 +134,47 @@ export function episodeEvent(podcast: number, n: number, lines: number, now: Dat
         }
       : {}),
   };
+}
+
+/**
+ * Apple charts (the overall chart and `charts - 1` categories), one capture a day for `days` days,
+ * `entries` shows each, so podcast references carry a best rank: shows spread over the catalog
+ * (every fourth entry named by its Apple id only), show 0 on every capture.
+ */
+export function* rankingEvents(
+  podcasts: number,
+  now: Date,
+  { charts = 50, days = 30, entries = 200 } = {},
+): Generator<RankingCaptured> {
+  for (let c = 0; c < charts; c++)
+    for (let d = 0; d < days; d++) {
+      const capturedAt = new Date(now.getTime() - d * 86_400_000).toISOString();
+      const offset = (c * 997 + d * 13) % podcasts;
+      // A step coprime with the catalog's size visits distinct shows; show 0 gets rank c % entries + 1.
+      const shows = [0];
+      for (let k = 1; shows.length < Math.min(entries, podcasts); k++) {
+        const show = (offset + k * 7) % podcasts;
+        if (show !== 0) shows.push(show);
+      }
+      const first = shows.shift()!;
+      shows.splice(c % shows.length, 0, first);
+      yield {
+        type: 'ranking.captured',
+        event_id: `bench-chart-${c}-${d}`,
+        occurred_at: capturedAt,
+        chart: {
+          source: 'apple',
+          chart_type: 'top_podcasts',
+          country: 'us',
+          ...(c === 0 ? {} : { category: { slug: `category-${c}`, name: `Category ${c}` } }),
+        },
+        captured_at: capturedAt,
+        entries: shows.map((show, r) => ({
+          rank: r + 1,
+          ...(r % 4 === 3 ? {} : { podcast_id: `pod-${show}` }),
+          external_id: String(1_000_000 + show),
+          show: { name: podcastTitle(show) },
+        })),
+      };
+    }
 }
