@@ -29,6 +29,8 @@ export interface EpisodeRow {
     entity_id?: string;
     person_id?: string;
     speaking_duration_seconds?: number;
+    description?: string;
+    descriptor?: string;
   }[];
   topics: CatalogTopic[];
   videos: EpisodeVideo[];

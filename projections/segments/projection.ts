@@ -26,6 +26,8 @@ function segmentRows(event: EpisodeTranscribed) {
       type: segment.type ?? null,
       description: segment.description ?? null,
       summary: segment.summary ?? null,
+      audio_url: segment.audio_url ?? null,
+      read_type: segment.read_type ?? null,
       start_line: segment.start_line ?? null,
       end_line: segment.end_line ?? null,
       start_seconds: segment.start_seconds ?? first?.start_seconds ?? 0,
@@ -48,16 +50,17 @@ export const segmentsProjection: Projection = {
     if (rows.length === 0) return;
     await tx.query(
       `insert into segments (id, episode_id, podcast_id, published_at, number, title, type, description, summary,
-              start_line, end_line, start_seconds, end_seconds)
+              audio_url, read_type, start_line, end_line, start_seconds, end_seconds)
        select r.id, r.episode_id, r.podcast_id, r.published_at, r.number, r.title, r.type, r.description,
-              r.summary, r.start_line, r.end_line, r.start_seconds, r.end_seconds
+              r.summary, r.audio_url, r.read_type, r.start_line, r.end_line, r.start_seconds, r.end_seconds
          from jsonb_to_recordset($1::jsonb) as r(id text, episode_id text, podcast_id text,
               published_at timestamptz, number integer, title text, type text, description text, summary text,
-              start_line integer, end_line integer, start_seconds float8, end_seconds float8)
+              audio_url text, read_type text, start_line integer, end_line integer, start_seconds float8,
+              end_seconds float8)
        on conflict (id) do update set episode_id = excluded.episode_id, podcast_id = excluded.podcast_id,
               published_at = excluded.published_at, number = excluded.number, title = excluded.title,
               type = excluded.type, description = excluded.description, summary = excluded.summary,
-              start_line = excluded.start_line, end_line = excluded.end_line,
+              audio_url = excluded.audio_url, read_type = excluded.read_type, start_line = excluded.start_line, end_line = excluded.end_line,
               start_seconds = excluded.start_seconds, end_seconds = excluded.end_seconds`,
       [JSON.stringify(rows)],
     );

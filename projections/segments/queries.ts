@@ -11,6 +11,8 @@ export interface SegmentRow {
   type: string | null;
   description: string | null;
   summary: string | null;
+  audio_url: string | null;
+  read_type: string | null;
   start_line: number | null;
   end_line: number | null;
   start_seconds: number;
@@ -39,7 +41,7 @@ export interface SegmentPosition {
 }
 
 const COLUMNS = `id, episode_id, podcast_id, published_at, number, title, type, description, summary,
-  start_line, end_line, start_seconds, end_seconds`;
+  audio_url, read_type, start_line, end_line, start_seconds, end_seconds`;
 
 export async function listSegments(
   db: Queryable,

@@ -140,6 +140,8 @@ export const episodeSpeakerSchema = {
   properties: {
     association_id: str,
     name: str,
+    description: str,
+    descriptor: str,
     role: str,
     speaking_duration_seconds: int,
     entity: entityRefSchema,
@@ -210,6 +212,8 @@ export const segmentSchema = {
     duration_seconds: num,
     description: str,
     summary: str,
+    audio_url: str,
+    read_type: str,
     start_line: int,
     end_line: int,
     episode: episodeReferenceSchema,

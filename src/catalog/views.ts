@@ -187,6 +187,8 @@ export const toEpisodeSpeaker = (s: EpisodeRow['speakers'][number], entities: En
   compact({
     association_id: s.id,
     name: s.name,
+    description: s.description,
+    descriptor: s.descriptor,
     role: s.role,
     speaking_duration_seconds:
       s.speaking_duration_seconds === undefined ? undefined : Math.round(s.speaking_duration_seconds),
@@ -228,6 +230,8 @@ export const toSegment = (s: Omit<SegmentRow, PlaceColumns>, episode?: EpisodeRe
     duration_seconds: round(Math.max(0, s.end_seconds - s.start_seconds), 3),
     description: s.description,
     summary: s.summary,
+    audio_url: s.audio_url,
+    read_type: s.read_type,
     start_line: s.start_line,
     end_line: s.end_line,
     episode,

@@ -20,13 +20,16 @@ export interface EpisodeVideo {
   height?: number;
 }
 
+/** How an ad is read: an ad's `read_type`, and an ad segment's. */
+export type ReadType = 'HOST_READ' | 'PRE_RECORDED';
+
 export interface EpisodeAd {
   id: string;
   sponsor: { id?: string; name: string; company_id?: string };
   product?: string;
   offer_description?: string;
   sponsor_url?: string;
-  read_type?: 'HOST_READ' | 'PRE_RECORDED';
+  read_type?: ReadType;
   placement_type?: 'PRE_ROLL' | 'MID_ROLL' | 'POST_ROLL';
   start_seconds?: number;
   end_seconds?: number;

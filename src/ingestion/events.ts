@@ -1,5 +1,5 @@
 import { uuidFromName } from '../ids.ts';
-import type { CatalogTopic, EpisodeAd, EpisodeVideo, PodcastUpserted } from './catalog-events.ts';
+import type { CatalogTopic, EpisodeAd, EpisodeVideo, PodcastUpserted, ReadType } from './catalog-events.ts';
 import { chartKey, type RankingCaptured } from './ranking-captured.ts';
 
 export type { PodcastUpserted, RankingCaptured };
@@ -71,6 +71,10 @@ export interface EpisodeSpeaker {
   entity_id?: string;
   person_id?: string;
   speaking_duration_seconds?: number;
+  /** Who the speaker is, in a sentence or two. */
+  description?: string;
+  /** A short label, e.g. "CEO of NVIDIA". */
+  descriptor?: string;
 }
 
 export type MentionRelevance = 'on_target' | 'incidental';
@@ -94,6 +98,8 @@ export interface EpisodeSegment {
   end_seconds?: number;
   description?: string;
   summary?: string;
+  audio_url?: string;
+  read_type?: ReadType;
 }
 
 export interface EpisodeClip {

@@ -75,8 +75,8 @@ export async function loadEpisodes(
             p.image_url as podcast_image_url, p.popularity as podcast_popularity, p.bias as podcast_bias,
             p.explicit as podcast_explicit,
             (select json_agg(s order by s.number, s.id)
-               from (select id, number, title, type, description, summary, start_line, end_line, start_seconds,
-                            end_seconds
+               from (select id, number, title, type, description, summary, audio_url, read_type, start_line,
+                            end_line, start_seconds, end_seconds
                        from segments where episode_id = e.id) s) as segments,
             (select json_agg(c order by c.engagement_score desc, c.id)
                from (select id, title, type, start_seconds, end_seconds, engagement_score, description,

@@ -19,6 +19,8 @@ const wide = (n: number, last = '') => '𝔘'.repeat(n - last.length) + last;
 /** The longest id: 200 characters, or 100 of four bytes (400 bytes of UTF-8). */
 const longId = (last: string) => 'x'.repeat(200 - last.length) + last;
 const wideId = (last: string) => wide(100, last);
+/** A URL of 4,000 characters, the longest the schemas take. */
+const MAX_URL = `https://a.example/${'a'.repeat(3982)}`;
 
 const PROJECTIONS = [
   entitiesProjection,
@@ -149,6 +151,21 @@ describe('ingestion limits: each column takes the schema maximum, and one past i
       ['/events/0/ads/0/sponsor/name'],
     ],
     [
+      'speakers[].description and descriptor',
+      (e: EpisodeTranscribed) => {
+        e.speakers![0]!.description = wide(2001);
+        e.speakers![0]!.descriptor = wide(501);
+      },
+      ['/events/0/speakers/0/description', '/events/0/speakers/0/descriptor'],
+    ],
+    [
+      'segments[].audio_url',
+      (e: EpisodeTranscribed) => {
+        e.segments = [{ id: 's', title: 'S', audio_url: `https://a.example/${'a'.repeat(3983)}` }];
+      },
+      ['/events/0/segments/0/audio_url'],
+    ],
+    [
       'podcast.publisher',
       (e: EpisodeTranscribed) => {
         e.podcast.publisher = { id: wide(201), name: wide(501), slug: wide(501) };
@@ -207,8 +224,20 @@ describe('ingestion limits: each column takes the schema maximum, and one past i
       e.podcast.publisher = publisher;
       e.speakers![0]!.entity_id = longId('e');
       e.speakers![0]!.person_id = wideId('p');
+      e.speakers![0]!.description = wide(2000);
+      e.speakers![0]!.descriptor = wide(500);
       e.mentions = [{ entity_id: entityId, lines: [1] }];
-      e.segments = [{ id: wideId('s'), title: 'S', number: INT4, start_line: 1, end_line: INT4 }];
+      e.segments = [
+        {
+          id: wideId('s'),
+          title: 'S',
+          number: INT4,
+          start_line: 1,
+          end_line: INT4,
+          audio_url: MAX_URL,
+          read_type: 'PRE_RECORDED',
+        },
+      ];
       e.clips = [{ id: longId('c'), title: 'C', start_seconds: 0, end_seconds: 1, segment_id: wideId('s') }];
       e.ads = [{ id: wideId('a'), sponsor: { id: longId('o'), name: wide(200) } }];
     });
@@ -218,11 +247,14 @@ describe('ingestion limits: each column takes the schema maximum, and one past i
     for (const projection of PROJECTIONS) await catchUp(h.db, h.store, projection);
     expect((await h.db.query('select subscription, error from parked_events')).rows).toEqual([]);
 
-    const full = await h.get('/v1/podcasts/episodes/ep-max', { include: 'segments,clips,ads' });
+    const full = await h.get('/v1/podcasts/episodes/ep-max', { include: 'segments,clips,ads,speakers' });
     expect(full.statusCode).toBe(200);
     const body = full.json();
     expect(body).toMatchObject({ duration_seconds: INT4, episode_number: INT4 });
-    expect(body.segments).toMatchObject([{ id: wideId('s'), number: INT4, end_line: INT4 }]);
+    expect(body.segments).toMatchObject([
+      { id: wideId('s'), number: INT4, end_line: INT4, audio_url: MAX_URL, read_type: 'PRE_RECORDED' },
+    ]);
+    expect(body.speakers).toMatchObject([{ description: wide(2000), descriptor: wide(500) }]);
     expect(body.clips).toMatchObject([{ id: longId('c') }]);
     expect(body.ads).toMatchObject([{ id: wideId('a') }]);
 

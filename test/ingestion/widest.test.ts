@@ -119,6 +119,8 @@ function widestEvents(): IngestEvent[] {
           role: 'GUEST',
           entity_id: id('p'),
           person_id: id('p'),
+          description: wide(2000),
+          descriptor: wide(500),
         },
       ],
       transcript: {
@@ -149,6 +151,8 @@ function widestEvents(): IngestEvent[] {
           number: 2_147_483_647,
           start_line: 1,
           end_line: 2_147_483_647,
+          audio_url: `https://a.example/${'a'.repeat(3982)}`,
+          read_type: 'HOST_READ',
         },
       ],
       clips: [

@@ -18,6 +18,8 @@ import { type SearchHarness, searchHarness } from './support.ts';
 // A page's episodes are read in one statement (src/search/parts.ts); before, five reads at once
 // (episodes, podcasts, segments, clips, lines). The old reads are kept here as they were, and both
 // must give the same parts and the same items, byte for byte, for sparse and whole transcripts.
+// (The old segments read names the columns added since, 0254's audio_url and read_type, as the
+// segments projection's own query does.)
 
 /** The reads of a page as they were until the one statement (each projection's own query). */
 async function oldParts(
@@ -43,7 +45,7 @@ async function oldParts(
     db
       .query<SegmentRow>(
         `select id, episode_id, podcast_id, published_at, number, title, type, description, summary,
-                start_line, end_line, start_seconds, end_seconds
+                audio_url, read_type, start_line, end_line, start_seconds, end_seconds
            from segments where episode_id = any($1::text[]) order by episode_id, number, id`,
         [ids],
       )
@@ -136,7 +138,16 @@ const events = [
     segments: [
       { id: 'seg-b', title: 'Second', type: 'INTRO', number: 2, start_line: 20, end_line: 40 },
       { id: 'seg-a', title: 'First', number: 1, start_seconds: 0, end_seconds: 190.5, summary: 'Ça va' },
-      { id: 'seg-c', title: 'Tied', number: 2, start_seconds: 400, end_seconds: 700, description: 'd' },
+      {
+        id: 'seg-c',
+        title: 'Tied',
+        number: 2,
+        start_seconds: 400,
+        end_seconds: 700,
+        description: 'd',
+        audio_url: 'https://example.com/seg-c.mp3',
+        read_type: 'HOST_READ',
+      },
     ],
     clips: [
       { id: 'clip-2', title: 'Two', start_seconds: 30.25, end_seconds: 95, engagement_score: 80 },
