@@ -144,6 +144,9 @@ async function main() {
         `stored in ${((performance.now() - started) / 1000).toFixed(1)} s (schema ${schema})`,
     );
 
+    // The store holds back events behind any transaction still open in the cluster: wait until
+    // every one is readable, or a start would replay only part of them.
+    while ((await store.countAll({})) < total) await new Promise((resolve) => setTimeout(resolve, 50));
     const log = pino({ level: 'silent' });
     const deps = { db, store, log, now: () => new Date() };
     const load = () =>
