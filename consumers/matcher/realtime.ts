@@ -139,7 +139,7 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
       dirtyEntities.clear();
       snapshotting = true;
       const started = performance.now();
-      // A snapshot past the checkpoint (a crash before the checkpoint moved, a reset) holds events
+      // A snapshot past the checkpoint (a reset or rebuild moved the checkpoint back) holds events
       // the checkpoint has not reached: everything is replayed and the snapshot replaced.
       const snapshot = await readSnapshot(deps.db);
       snapshotAt = snapshot?.position;

@@ -3,7 +3,7 @@
 // events after it, and matches exactly as a replay of every event would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
-import { readSnapshot } from '../../../consumers/matcher/snapshot.ts';
+import { readSnapshot, writeSnapshot } from '../../../consumers/matcher/snapshot.ts';
 import { comparePositions, type EventStore } from '../../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { resetCheckpoint } from '../../../src/subscriptions/checkpoints.ts';
@@ -140,5 +140,27 @@ describe("the realtime matcher's snapshot", () => {
     expect(await entries()).toEqual(before);
     const again = await f.matches();
     expect(again.map((e) => e.id).sort()).toEqual(matches.map((e) => e.id).sort());
+  });
+
+  it('writes nothing when another writer moved the snapshot', async () => {
+    const before = await readSnapshot(f.db);
+    const stale = { kind: 'show' as const, key: 'show-a', at: 0, value: { language: 'xx' } };
+    expect(
+      await writeSnapshot(f.db, {
+        from: 'not-it',
+        position: before!.position,
+        replace: true,
+        entries: [stale],
+      }),
+    ).toBe(false);
+    expect(
+      await writeSnapshot(f.db, {
+        from: undefined,
+        position: before!.position,
+        replace: true,
+        entries: [stale],
+      }),
+    ).toBe(false);
+    expect(await readSnapshot(f.db)).toEqual(before);
   });
 });
