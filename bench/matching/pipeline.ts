@@ -42,7 +42,7 @@ export interface PipelineResult {
 }
 
 /** Bench setup only: stores many first events of new streams in one statement (not the measured path). */
-async function bulkStore(db: Db, rows: { s: string; id: string; t: string; d: unknown }[]) {
+export async function bulkStore(db: Db, rows: { s: string; id: string; t: string; d: unknown }[]) {
   for (let i = 0; i < rows.length; i += 2000) {
     await db.query(
       `with input as (
@@ -58,7 +58,7 @@ async function bulkStore(db: Db, rows: { s: string; id: string; t: string; d: un
   }
 }
 
-function alertCreated(alert: WatchedAlert): AlertCreated['data'] {
+export function alertCreated(alert: WatchedAlert): AlertCreated['data'] {
   const { languages, relevance, sourcePopularity, speakerRoles } = alert.filters;
   return {
     alertId: alert.alertId,

@@ -1,9 +1,10 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { ALERT_EVENT_TYPES } from '../../src/alerts/alert.ts';
 import { episodeLanguage } from '../../src/catalog/episode-language.ts';
 import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent, START } from '../../src/eventstore/port.ts';
-import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import type { EntityUpserted, EpisodeTranscribed, PodcastUpserted } from '../../src/ingestion/events.ts';
 import { MatchAppender } from '../../src/matching/append-matches.ts';
 import { matchEpisodeBlock } from '../../src/matching/engine/episode-block.ts';
 import { LiveWatchlist, WATCHLIST_EVENT_TYPES } from '../../src/matching/engine/live-watchlist.ts';
@@ -13,9 +14,12 @@ import type { AlertMatchedData } from '../../src/matching/types.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
 import { metrics } from '../../src/observability/metrics.ts';
 import type { Consumer } from '../../src/subscriptions/consumer.ts';
+import { readSnapshot, type SnapshotEntry, writeSnapshot } from './snapshot.ts';
 
 /** What the matcher holds in memory follows these events; the rest of its feed is episodes. */
 const STATE_EVENT_TYPES: readonly string[] = [...WATCHLIST_EVENT_TYPES, ...SHOW_LANGUAGE_EVENT_TYPES];
+/** Those of them a catalog sends again on every crawl: kept in the snapshot, replayed after it. */
+const CRAWLED_EVENT_TYPES: readonly string[] = ['EntityUpserted', ...SHOW_LANGUAGE_EVENT_TYPES];
 
 export interface RealtimeMatcherDeps {
   db: Db;
@@ -39,7 +43,9 @@ export interface MatcherStats {
  * The realtime matcher: follows EpisodeTranscribed together with the alert, entity and podcast
  * events in one ordered feed, so each episode is matched against exactly the alerts, names and
  * show languages that existed when it was appended. On (re)start the in-memory watchlist and show
- * languages are rebuilt by replaying those events up to the checkpoint. Matches are appended as
+ * languages are rebuilt as of the checkpoint: the shows' languages and entities' names from the
+ * matcher's snapshot plus the podcast and entity events after it, and every alert event
+ * (docs/matching-pipeline.md, "Restart"). Matches are appended as
  * AlertMatched (id = match id) before the checkpoint moves: a crash in between repeats them as
  * no-ops.
  *
@@ -49,11 +55,78 @@ export interface MatcherStats {
 export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats): Consumer {
   let live = new LiveWatchlist();
   let shows = new ShowLanguages();
+  // The position the state in memory is at, and the snapshot's (docs/matching-pipeline.md, "Restart").
+  let appliedThrough = START;
+  let snapshotAt: string | undefined;
+  let snapshotReplace = false;
+  let snapshotting = true;
+  const dirtyShows = new Set<string>();
+  const dirtyEntities = new Set<string>();
   const apply = (event: RecordedEvent) => {
     live.apply(event);
     shows.apply(event);
+    if (event.type === 'PodcastUpserted') dirtyShows.add((event.data as PodcastUpserted).podcast.id);
+    else if (event.type === 'EntityUpserted') dirtyEntities.add((event.data as EntityUpserted).entity.id);
   };
   const log = deps.log.child({ consumer: 'matcher' });
+
+  /** Replays the events of `eventTypes` in (after, checkpoint]; returns how many. */
+  const replay = async (
+    after: string,
+    checkpoint: string,
+    eventTypes: readonly string[],
+    signal: AbortSignal,
+  ) => {
+    let replayed = 0;
+    while (comparePositions(after, checkpoint) < 0) {
+      signal.throwIfAborted();
+      const page = await deps.store.readAll({ after, eventTypes, limit: 2000 });
+      for (const event of page.events) {
+        if (comparePositions(event.position, checkpoint) > 0) return replayed;
+        apply(event);
+        replayed++;
+      }
+      if (page.lastPosition === after) break;
+      after = page.lastPosition;
+    }
+    return replayed;
+  };
+
+  /**
+   * Writes the shows and entities changed since the snapshot (all of them when it is replaced) as
+   * of `appliedThrough`, which the checkpoint has reached. Another writer having moved the
+   * snapshot stops this one until the next start.
+   */
+  const saveSnapshot = async () => {
+    if (!snapshotting || (!snapshotReplace && dirtyShows.size === 0 && dirtyEntities.size === 0)) return;
+    const entries: SnapshotEntry[] = [];
+    const showIds = snapshotReplace ? [...shows.entries()].map(([id]) => id) : dirtyShows;
+    for (const id of showIds) {
+      const held = shows.entry(id);
+      if (held) entries.push({ kind: 'show', key: id, at: held.at, value: { language: held.language } });
+    }
+    const entityIds = snapshotReplace ? [...live.entities()].map(([id]) => id) : dirtyEntities;
+    for (const id of entityIds) {
+      const held = live.entity(id);
+      if (held) entries.push({ kind: 'entity', key: id, at: held.at, value: { names: held.names } });
+    }
+    const written = await writeSnapshot(deps.db, {
+      from: snapshotAt,
+      position: appliedThrough,
+      replace: snapshotReplace,
+      entries,
+    });
+    if (!written) {
+      snapshotting = false;
+      log.warn('matcher snapshot moved by another writer: not written until the next start');
+      return;
+    }
+    snapshotAt = appliedThrough;
+    snapshotReplace = false;
+    dirtyShows.clear();
+    dirtyEntities.clear();
+  };
+
   return {
     name: 'matcher',
     eventTypes: ['EpisodeTranscribed', ...STATE_EVENT_TYPES],
@@ -62,32 +135,56 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
     async start(checkpoint, signal) {
       live = new LiveWatchlist();
       shows = new ShowLanguages();
+      dirtyShows.clear();
+      dirtyEntities.clear();
+      snapshotting = true;
       const started = performance.now();
-      let after = START;
-      let replayed = 0;
-      while (comparePositions(after, checkpoint) < 0) {
-        signal.throwIfAborted();
-        const page = await deps.store.readAll({ after, eventTypes: STATE_EVENT_TYPES, limit: 2000 });
-        for (const event of page.events) {
-          if (comparePositions(event.position, checkpoint) > 0) break;
-          apply(event);
-          replayed++;
+      // A snapshot past the checkpoint (a reset or rebuild moved the checkpoint back) holds events
+      // the checkpoint has not reached: everything is replayed and the snapshot replaced.
+      const snapshot = await readSnapshot(deps.db);
+      snapshotAt = snapshot?.position;
+      const usable = snapshot !== undefined && comparePositions(snapshot.position, checkpoint) <= 0;
+      snapshotReplace = !usable;
+      if (usable) {
+        for (const entry of snapshot.entries) {
+          if (entry.kind === 'show')
+            shows.restore(entry.key, {
+              language: (entry.value as { language: string }).language,
+              at: entry.at,
+            });
+          else
+            live.restoreEntity(entry.key, {
+              names: (entry.value as { names: string[] }).names,
+              at: entry.at,
+            });
         }
-        if (page.lastPosition === after) break;
-        after = page.lastPosition;
       }
+      // Shows, entities and alerts are independent, and the watchlist is the same whatever the
+      // order of its entity and alert updates: alerts are replayed whole, the rest after the snapshot.
+      const alerts = await replay(START, checkpoint, ALERT_EVENT_TYPES, signal);
+      const tail = await replay(usable ? snapshot.position : START, checkpoint, CRAWLED_EVENT_TYPES, signal);
+      appliedThrough = checkpoint;
+      await saveSnapshot();
       log.info(
-        { replayed, alerts: live.index.alertCount, ms: Math.round(performance.now() - started) },
+        {
+          replayed: alerts + tail,
+          fromSnapshot: usable ? snapshot.entries.length : 0,
+          alerts: live.index.alertCount,
+          ms: Math.round(performance.now() - started),
+        },
         'watchlist rebuilt',
       );
     },
 
     async handle(events) {
+      // The state as of the previous batch, which the checkpoint has reached.
+      await saveSnapshot();
       const appender = new MatchAppender(deps.store, deps.appendConcurrency ?? 16);
       let episodes = 0;
       for (const event of events) {
         if (event.type !== 'EpisodeTranscribed') {
-          apply(event);
+          // Already in memory: a parked event replayed behind the checkpoint (retryParked).
+          if (comparePositions(event.position, appliedThrough) > 0) apply(event);
           continue;
         }
         episodes++;
@@ -125,6 +222,8 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
         );
       }
       await appender.flush();
+      const last = events.at(-1);
+      if (last && comparePositions(last.position, appliedThrough) > 0) appliedThrough = last.position;
       const lastEpisode = events.findLast((event) => event.type === 'EpisodeTranscribed');
       if (lastEpisode) metrics.matcherLagSeconds.set((Date.now() - lastEpisode.recordedAt.getTime()) / 1000);
       if (stats) {

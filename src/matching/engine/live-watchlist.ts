@@ -73,6 +73,24 @@ export class LiveWatchlist {
     else if (ALERT_TYPES.has(event.type)) this.applyAlert(event);
   }
 
+  /** The entity's names (name, then aliases) and the occurred_at (epoch ms) of their version. */
+  entity(entityId: string): { names: readonly string[]; at: number } | undefined {
+    const at = this.entityVersions.get(entityId);
+    return at === undefined ? undefined : { names: this.watchlist.namesOf(entityId), at };
+  }
+
+  *entities(): IterableIterator<[string, { names: readonly string[]; at: number }]> {
+    for (const [entityId, at] of this.entityVersions)
+      yield [entityId, { names: this.watchlist.namesOf(entityId), at }];
+  }
+
+  /** Puts back an entity read from a snapshot, as if its version had been applied. */
+  restoreEntity(entityId: string, entry: { names: readonly string[]; at: number }): void {
+    const [name = '', ...aliases] = entry.names;
+    this.entityVersions.set(entityId, entry.at);
+    this.watchlist.upsertEntity({ id: entityId, name, aliases });
+  }
+
   /** Position of the alert's AlertCreated, when the alert is known. */
   createdPositionOf(alertId: string): string | undefined {
     return this.alerts.get(alertId)?.createdAt;

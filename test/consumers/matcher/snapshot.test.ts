@@ -1,0 +1,166 @@
+// The realtime matcher's snapshot of the shows' languages and the entities' names
+// (docs/matching-pipeline.md, "Restart"): a restart loads it and replays only the podcast and entity
+// events after it, and matches exactly as a replay of every event would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
+import { readSnapshot, writeSnapshot } from '../../../consumers/matcher/snapshot.ts';
+import { comparePositions, type EventStore } from '../../../src/eventstore/port.ts';
+import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
+import { resetCheckpoint } from '../../../src/subscriptions/checkpoints.ts';
+import { readConsumerCheckpoint, runConsumer } from '../../../src/subscriptions/consumer.ts';
+import { podcastEvent } from '../../catalog/support.ts';
+import { episodeEvent } from '../../fixtures/events.ts';
+import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
+
+/** An episode of `showId` naming no language of its own, that mentions Chipzilla. */
+function untagged(showId: string): EpisodeTranscribed {
+  const e = episodeEvent({ lines: ['Welcome.', 'Chipzilla shipped a chip.'] });
+  const { language: _language, ...episode } = e.episode;
+  return {
+    ...e,
+    podcast: { id: showId, title: `Show ${showId}` },
+    episode,
+    transcript: { lines: e.transcript!.lines! },
+  };
+}
+
+describe("the realtime matcher's snapshot", () => {
+  let f: PipelineFixture;
+  let english: { id: string };
+  let german: { id: string };
+  const never = new AbortController().signal;
+  const checkpoint = () => readConsumerCheckpoint(f.db, { name: 'matcher' });
+  /** A restart at the checkpoint: it writes the snapshot there. */
+  const restart = async () => realtimeMatcher(f.deps).start!(await checkpoint(), never);
+  const entries = async () =>
+    (await readSnapshot(f.db))!.entries
+      .map((e) => `${e.kind} ${e.key} ${e.at} ${JSON.stringify(e.value)}`)
+      .sort();
+  const matchesOf = async (episode: EpisodeTranscribed) =>
+    (await f.matches())
+      .filter((event) => event.data.sourceId === episode.episode.id)
+      .map((event) => ({ id: event.id, alertId: event.data.alertId, language: event.data.language }));
+
+  beforeAll(async () => {
+    f = await pipelineFixture();
+    await f.entity('ent-chip', 'Chipzilla', ['Chipzilla Inc']);
+    english = await f.createAlert('ent-chip', { filters: { languages: ['en'] } });
+    german = await f.createAlert('ent-chip', { filters: { languages: ['de'] } });
+    await f.ingest([
+      podcastEvent({ id: 'show-a', title: 'Show A', language: 'en' }, '2026-11-20T10:00:00Z'),
+      podcastEvent({ id: 'show-b', title: 'Show B', language: 'fr' }, '2026-11-20T10:00:00Z'),
+      podcastEvent({ id: 'show-c', title: 'Show C' }, '2026-11-20T10:00:00Z'),
+    ]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    await restart();
+  });
+  afterAll(() => f.close());
+
+  it('holds the shows with a language and the entities, at a position the checkpoint has reached', async () => {
+    const snapshot = await readSnapshot(f.db);
+    expect(comparePositions(snapshot!.position, await checkpoint())).toBe(0);
+    expect(await entries()).toEqual([
+      `entity ent-chip ${Date.parse('2026-11-20T10:00:00Z')} {"names":["Chipzilla","Chipzilla Inc"]}`,
+      `show show-a ${Date.parse('2026-11-20T10:00:00Z')} {"language":"en"}`,
+      `show show-b ${Date.parse('2026-11-20T10:00:00Z')} {"language":"fr"}`,
+    ]);
+  });
+
+  it('honours a language change stored after the snapshot, and loses and doubles nothing when stopped mid-batch', async () => {
+    const snapshotBefore = (await readSnapshot(f.db))!.position;
+    const episodes = [untagged('show-a'), untagged('show-b')];
+    await f.ingest([
+      podcastEvent({ id: 'show-a', title: 'Show A', language: 'de' }, '2026-11-21T10:00:00Z'),
+      ...episodes,
+      // An older version stored later changes nothing.
+      podcastEvent({ id: 'show-b', title: 'Show B', language: 'en' }, '2026-11-19T10:00:00Z'),
+    ]);
+    // A store whose process "dies" after storing the first AlertMatched of this run.
+    const crashing: EventStore = {
+      ...f.store,
+      appendMany: async (appends) => {
+        if (appends[0]?.events[0]?.type !== 'AlertMatched') return f.store.appendMany(appends);
+        await f.store.appendMany(appends.slice(0, 1));
+        throw new Error('killed');
+      },
+    };
+    const controller = new AbortController();
+    await runConsumer(f.db, crashing, realtimeMatcher({ ...f.deps, store: crashing }), {
+      signal: controller.signal,
+      onError: () => controller.abort(),
+    });
+    // The crash left the snapshot where the checkpoint had got to, not past it.
+    const snapshot = await readSnapshot(f.db);
+    expect(comparePositions(snapshot!.position, await checkpoint())).toBeLessThanOrEqual(0);
+    expect(comparePositions(snapshot!.position, snapshotBefore)).toBeGreaterThanOrEqual(0);
+
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const [ofA, ofB] = await Promise.all(episodes.map(matchesOf));
+    expect(ofA).toEqual([expect.objectContaining({ alertId: german.id, language: 'de' })]);
+    expect(ofB).toEqual([]);
+    await restart();
+    expect(await entries()).toContain(`show show-a ${Date.parse('2026-11-21T10:00:00Z')} {"language":"de"}`);
+    expect(await entries()).toContain(`show show-b ${Date.parse('2026-11-20T10:00:00Z')} {"language":"fr"}`);
+  });
+
+  it('holds what a replay of every event holds', async () => {
+    await f.ingest([
+      podcastEvent({ id: 'show-c', title: 'Show C', language: 'en-GB' }, '2026-11-22T10:00:00Z'),
+      podcastEvent({ id: 'show-d', title: 'Show D', language: 'es' }, '2026-11-22T10:00:00Z'),
+    ]);
+    await f.entity('ent-chip', 'Chipzilla', ['Chipzilla Inc', 'CZ']);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    await restart();
+    const incremental = await entries();
+    await f.db.query('delete from matcher_snapshot_entries');
+    await f.db.query('delete from matcher_snapshot');
+    await restart();
+    expect(await entries()).toEqual(incremental);
+    expect(incremental).toContain(
+      `entity ent-chip ${Date.parse('2026-11-20T10:00:00Z')} {"names":["Chipzilla","Chipzilla Inc","CZ"]}`,
+    );
+  });
+
+  it('after a checkpoint reset (a rebuild), replaces the snapshot ahead of it and matches each episode once', async () => {
+    const episode = untagged('show-c');
+    await f.ingest([episode]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    await restart();
+    const before = await entries();
+    const matches = await f.matches();
+    expect(await matchesOf(episode)).toEqual([
+      expect.objectContaining({ alertId: english.id, language: 'en-GB' }),
+    ]);
+
+    await resetCheckpoint(f.db, 'consumer:matcher');
+    await realtimeMatcher(f.deps).start!(await checkpoint(), never);
+    expect(await readSnapshot(f.db)).toMatchObject({ position: await checkpoint(), entries: [] });
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    await restart();
+    expect(await entries()).toEqual(before);
+    const again = await f.matches();
+    expect(again.map((e) => e.id).sort()).toEqual(matches.map((e) => e.id).sort());
+  });
+
+  it('writes nothing when another writer moved the snapshot', async () => {
+    const before = await readSnapshot(f.db);
+    const stale = { kind: 'show' as const, key: 'show-a', at: 0, value: { language: 'xx' } };
+    expect(
+      await writeSnapshot(f.db, {
+        from: 'not-it',
+        position: before!.position,
+        replace: true,
+        entries: [stale],
+      }),
+    ).toBe(false);
+    expect(
+      await writeSnapshot(f.db, {
+        from: undefined,
+        position: before!.position,
+        replace: true,
+        entries: [stale],
+      }),
+    ).toBe(false);
+    expect(await readSnapshot(f.db)).toEqual(before);
+  });
+});
