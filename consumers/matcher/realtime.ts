@@ -14,7 +14,7 @@ import type { AlertMatchedData } from '../../src/matching/types.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
 import { metrics } from '../../src/observability/metrics.ts';
 import type { Consumer } from '../../src/subscriptions/consumer.ts';
-import { readSnapshot, type SnapshotEntry, writeSnapshot } from './snapshot.ts';
+import { readSnapshot, readSnapshotPosition, type SnapshotEntry, writeSnapshot } from './snapshot.ts';
 
 /** What the matcher holds in memory follows these events; the rest of its feed is episodes. */
 const STATE_EVENT_TYPES: readonly string[] = [...WATCHLIST_EVENT_TYPES, ...SHOW_LANGUAGE_EVENT_TYPES];
@@ -59,7 +59,6 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
   let appliedThrough = START;
   let snapshotAt: string | undefined;
   let snapshotReplace = false;
-  let snapshotting = true;
   const dirtyShows = new Set<string>();
   const dirtyEntities = new Set<string>();
   const apply = (event: RecordedEvent) => {
@@ -95,10 +94,10 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
   /**
    * Writes the shows and entities changed since the snapshot (all of them when it is replaced) as
    * of `appliedThrough`, which the checkpoint has reached. Another writer having moved the
-   * snapshot stops this one until the next start.
+   * snapshot, the next write is whole.
    */
   const saveSnapshot = async () => {
-    if (!snapshotting || (!snapshotReplace && dirtyShows.size === 0 && dirtyEntities.size === 0)) return;
+    if (!snapshotReplace && dirtyShows.size === 0 && dirtyEntities.size === 0) return;
     const entries: SnapshotEntry[] = [];
     const showIds = snapshotReplace ? [...shows.entries()].map(([id]) => id) : dirtyShows;
     for (const id of showIds) {
@@ -117,8 +116,12 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
       entries,
     });
     if (!written) {
-      snapshotting = false;
-      log.warn('matcher snapshot moved by another writer: not written until the next start');
+      // Another holder moved it (a retry-parked run, a standby taking over). Its snapshot and this
+      // state are each as of a position the checkpoint has reached: this one is written whole at
+      // the next batch, compare-and-set on the position now stored (docs/matching-pipeline.md).
+      snapshotAt = await readSnapshotPosition(deps.db);
+      snapshotReplace = true;
+      log.warn('matcher snapshot moved by another writer: written whole at the next batch');
       return;
     }
     snapshotAt = appliedThrough;
@@ -137,7 +140,6 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
       shows = new ShowLanguages();
       dirtyShows.clear();
       dirtyEntities.clear();
-      snapshotting = true;
       const started = performance.now();
       // A snapshot past the checkpoint (a reset or rebuild moved the checkpoint back) holds events
       // the checkpoint has not reached: everything is replayed and the snapshot replaced.
