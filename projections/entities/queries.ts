@@ -50,6 +50,26 @@ export async function findEntityOfId(
   return rows[0] ?? null;
 }
 
+/** The entities of these ids, in one read; ids not known are left out. */
+export async function entitiesOfIds(
+  db: Queryable,
+  ids: Iterable<string | null | undefined>,
+): Promise<Map<string, EntityRow>> {
+  const wanted = [...new Set([...ids].filter((id): id is string => !!id))];
+  if (wanted.length === 0) return new Map();
+  const { rows } = await db.query<EntityRow>(`select ${COLUMNS} from entities where id = any($1::text[])`, [
+    wanted,
+  ]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/**
+ * SQL: a JSON array of the EntityRows of the ids `ids` (SQL selecting one text column) names, or
+ * null when none is known; for a statement that reads entities with other rows.
+ */
+export const entityRowsJson = (ids: string) =>
+  `(select json_agg(r) from (select ${COLUMNS} from entities where id in (${ids})) r)`;
+
 /** By id, else by slug (the entity that claimed it first: docs/matching.md, Entities and slugs), else a company by its domain. */
 export async function findEntity(db: Queryable, idOrSlug: string): Promise<EntityRow | null> {
   const { rows } = await db.query<EntityRow>(

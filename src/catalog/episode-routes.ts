@@ -18,7 +18,7 @@ import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
 import { episodePage, segmentPage } from './pages.ts';
 import { assertRange, INT4_MAX, instantOf, listOf } from './params.ts';
-import { entityIdsOf, entityReferences } from './references.ts';
+import { entityIdsOf, speakerEntities } from './references.ts';
 import type { responseCache } from './response-cache.ts';
 import { episodeSchema, idParams, instant, segmentSchema } from './schemas.ts';
 import { SharedReads } from './shared-reads.ts';
@@ -202,7 +202,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
           include.has('clips') ? clipsWithSegments(app.db, episode.id) : null,
           include.has('ads') ? adsOfEpisode(app.db, episode.id) : null,
           include.has('speakers') || include.has('clips')
-            ? entityReferences(
+            ? speakerEntities(
                 app.db,
                 episode.speakers.flatMap((s) => [s.entity_id, s.person_id]),
               )

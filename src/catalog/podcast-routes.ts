@@ -16,7 +16,7 @@ import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
 import { episodePage } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
 import { objectOf, type PodcastItems, withMembers } from './podcast-items.ts';
-import { entityReferences } from './references.ts';
+import { speakerEntities } from './references.ts';
 import type { responseCache } from './response-cache.ts';
 import {
   episodeSchema,
@@ -110,9 +110,9 @@ const SHOW_SPEAKERS = 10;
 
 async function speakersOf(db: Queryable, podcastId: string) {
   const rows = await podcastSpeakers(db, podcastId, SHOW_SPEAKERS);
-  const entities = await entityReferences(
+  const entities = await speakerEntities(
     db,
-    rows.map((row) => row.entity_id ?? row.person_id ?? undefined),
+    rows.map((row) => row.entity_id ?? row.person_id),
   );
   return rows.map((row) => toPodcastSpeaker(row, entities));
 }

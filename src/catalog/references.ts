@@ -1,4 +1,6 @@
+import { entitiesOfIds } from '../../projections/entities/queries.ts';
 import type { Queryable } from '../db/db.ts';
+import { type Entity, toEntity } from '../entities/view.ts';
 
 /**
  * The entity ids a reference names: an entity by id or slug (a person, a company or a topic), plus
@@ -12,19 +14,16 @@ export async function entityIdsOf(db: Queryable, ref: string): Promise<string[]>
   return [...new Set([ref, ...rows.map((row) => row.id)])];
 }
 
-export interface EntityReference {
-  id: string;
-  name: string;
-  slug: string;
+/**
+ * The entities that speakers name by `entity_id` or `person_id`, in one read, each as
+ * `GET /v1/entities/{id}` shows it (docs/catalog.md, "Speakers' entities"); ids not known are left out.
+ */
+export async function speakerEntities(
+  db: Queryable,
+  ids: Iterable<string | null | undefined>,
+): Promise<SpeakerEntities> {
+  const rows = await entitiesOfIds(db, ids);
+  return new Map([...rows].map(([id, row]) => [id, toEntity(row)]));
 }
 
-/** Entities by id, for the entity and person of speakers; ids not known are left out. */
-export async function entityReferences(db: Queryable, ids: Iterable<string | undefined>) {
-  const wanted = [...new Set([...ids].filter((id): id is string => !!id))];
-  if (wanted.length === 0) return new Map<string, EntityReference>();
-  const { rows } = await db.query<EntityReference>(
-    'select id, name, slug from entities where id = any($1::text[])',
-    [wanted],
-  );
-  return new Map(rows.map((row) => [row.id, row]));
-}
+export type SpeakerEntities = ReadonlyMap<string, Entity>;

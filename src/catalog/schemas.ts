@@ -1,3 +1,5 @@
+import { entitySchema } from '../entities/view.ts';
+
 /** JSON Schemas of the catalog's responses and shared parameters (docs/catalog.md). */
 const str = { type: 'string' } as const;
 const int = { type: 'integer' } as const;
@@ -133,8 +135,6 @@ export const formatSchema = {
   },
 } as const;
 
-const entityRefSchema = { type: 'object', properties: { id: str, name: str, slug: str } } as const;
-
 export const episodeSpeakerSchema = {
   type: 'object',
   properties: {
@@ -144,15 +144,15 @@ export const episodeSpeakerSchema = {
     descriptor: str,
     role: str,
     speaking_duration_seconds: int,
-    entity: entityRefSchema,
-    person: entityRefSchema,
+    entity: entitySchema,
+    person: entitySchema,
   },
 } as const;
 
 export const podcastSpeakerSchema = {
   type: 'object',
   required: ['role', 'occurrences'],
-  properties: { name: str, role: str, occurrences: int, entity: entityRefSchema },
+  properties: { name: str, role: str, occurrences: int, entity: entitySchema },
 } as const;
 
 export const transcriptLineSchema = {
@@ -238,7 +238,7 @@ export const clipSchema = {
     segment: { type: 'object', properties: { id: str, title: str, type: str } },
     speaker: {
       type: 'object',
-      properties: { name: str, role: str, entity: entityRefSchema, person: entityRefSchema },
+      properties: { name: str, role: str, entity: entitySchema, person: entitySchema },
     },
   },
 } as const;

@@ -9,7 +9,7 @@ import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { segmentPage } from './pages.ts';
 import { assertRange, instantOf } from './params.ts';
-import { entityIdsOf, entityReferences } from './references.ts';
+import { entityIdsOf, speakerEntities } from './references.ts';
 import { clipSchema, idParams, instant, segmentSchema } from './schemas.ts';
 import type { transcriptCache } from './transcript-cache.ts';
 import {
@@ -54,7 +54,7 @@ async function clipItems(db: Queryable, clips: ClipRow[]) {
       clips.map((c) => c.episode_id),
     ),
     segmentsOfClips(db, clips),
-    entityReferences(
+    speakerEntities(
       db,
       clips.flatMap((c) => [c.speaker?.entity_id, c.speaker?.person_id]),
     ),

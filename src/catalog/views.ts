@@ -16,7 +16,7 @@ import type { SegmentRow } from '../../projections/segments/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import { compact } from './compact.ts';
 import { brieflyTracked, episodesPerWeek, publishingStatus } from './format-rules.ts';
-import type { EntityReference } from './references.ts';
+import type { SpeakerEntities } from './references.ts';
 import { ancestryPathHash } from './topics.ts';
 
 const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -180,8 +180,8 @@ export function toEpisode(e: EpisodeRow, podcast: PodcastReference | undefined) 
   });
 }
 
-type Entities = ReadonlyMap<string, EntityReference>;
-const entityRef = (entities: Entities, id: string | undefined) => (id ? entities.get(id) : undefined);
+type Entities = SpeakerEntities;
+const entityRef = (entities: Entities, id: string | null | undefined) => (id ? entities.get(id) : undefined);
 
 export const toEpisodeSpeaker = (s: EpisodeRow['speakers'][number], entities: Entities) =>
   compact({
@@ -202,7 +202,7 @@ export const toPodcastSpeaker = (s: PodcastSpeakerRow, entities: Entities) =>
     name: s.name,
     role: s.role,
     occurrences: s.occurrences,
-    entity: entityRef(entities, s.entity_id ?? s.person_id ?? undefined),
+    entity: entityRef(entities, s.entity_id ?? s.person_id),
   });
 
 export const toEpisodeTopic = (t: EpisodeRow['topics'][number]) => {

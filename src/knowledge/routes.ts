@@ -8,7 +8,7 @@ import {
 } from '../../projections/entities/knowledge.ts';
 import { fold } from '../../projections/entities/projection.ts';
 import { companyImage } from '../../projections/entities/queries.ts';
-import { compact } from '../entities/routes.ts';
+import { compact } from '../entities/view.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';

@@ -13,7 +13,7 @@ import { assertRange, instantOf } from '../catalog/params.ts';
 import { idParams, instant, podcastReferenceSchema } from '../catalog/schemas.ts';
 import { type PodcastReference, podcastReferences } from '../catalog/views.ts';
 import type { Queryable } from '../db/db.ts';
-import { compact } from '../entities/routes.ts';
+import { compact } from '../entities/view.ts';
 import { BadRequestError, NotFoundError, ValidationError } from '../errors.ts';
 import type { CursorCodec } from '../http/cursor.ts';
 import { pageOf } from '../http/pagination.ts';

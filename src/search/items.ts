@@ -206,7 +206,10 @@ export function searchItem(
     windows: windows.map(searchWindow),
     truncated: truncated || lost,
     clips: clips.map((c) =>
-      toClip(c, { segment: c.segment_id ? segmentsById.get(c.segment_id) : undefined }),
+      toClip(c, {
+        segment: c.segment_id ? segmentsById.get(c.segment_id) : undefined,
+        entities: parts.speakerEntities,
+      }),
     ),
     match: { source: match.source ?? 'keyword', relevance_score: Math.round(match.score * 10000) / 10000 },
   };

@@ -1,10 +1,13 @@
 import type { EpisodeRow } from '../../projections/catalog-episodes/queries.ts';
 import type { ClipRow } from '../../projections/clips/queries.ts';
+import { type EntityRow, entityRowsJson } from '../../projections/entities/queries.ts';
 import type { PodcastRow } from '../../projections/podcasts/queries.ts';
 import type { SegmentRow } from '../../projections/segments/queries.ts';
 import { CHUNK_LINES, type StoredLine } from '../../projections/transcripts/projection.ts';
 import { wantedChunks, wantedPositions } from '../../projections/transcripts/queries.ts';
+import type { SpeakerEntities } from '../catalog/references.ts';
 import type { Queryable } from '../db/db.ts';
+import { toEntity } from '../entities/view.ts';
 
 /** What an item shows of an episode: the columns of its episode block, and its speakers for the windows. */
 export type PartEpisode = Pick<
@@ -35,6 +38,8 @@ export interface EpisodeParts {
   lines: StoredLine[];
   segments: PartSegment[];
   clips: PartClip[];
+  /** The entities its clips' speakers name (entity_id, person_id), as their clips show them. */
+  speakerEntities: SpeakerEntities;
 }
 
 interface PartsRow extends PartEpisode {
@@ -47,6 +52,7 @@ interface PartsRow extends PartEpisode {
   podcast_explicit: boolean | null;
   segments: PartSegment[] | null;
   clips: PartClip[] | null;
+  speaker_entities: EntityRow[] | null;
   /** The wanted lines read, as [position, line] pairs. */
   picked: [number, StoredLine][] | null;
   /** The whole transcript when no lines were named: its chunks as one JSON array of arrays. */
@@ -54,8 +60,8 @@ interface PartsRow extends PartEpisode {
 }
 
 /**
- * Episodes by id with their podcasts, segments and clips, and their transcript lines, in one
- * statement: only the positions `wanted` names for an episode listed there (a sparse array that
+ * Episodes by id with their podcasts, segments, clips and the entities of the clips' speakers,
+ * and their transcript lines, in one statement: only the positions `wanted` names for an episode listed there (a sparse array that
  * ends at the last line read; only the chunks holding them are read), else every line.
  * Segments are in number order, clips highest engagement first.
  */
@@ -82,6 +88,11 @@ export async function loadEpisodes(
                from (select id, title, type, start_seconds, end_seconds, engagement_score, description,
                             intro_statement, audio_url, segment_id, speaker
                        from clips where episode_id = e.id) c) as clips,
+            ${entityRowsJson(
+              `select v.id from clips c
+                 cross join lateral (values (c.speaker->>'entity_id'), (c.speaker->>'person_id')) v(id)
+                where c.episode_id = e.id and v.id <> ''`,
+            )} as speaker_entities,
             (select json_agg(json_build_array(w.chunk * ${CHUNK_LINES} + l.n - 1, l.line))
                from wanted w
                join transcript_chunks c on c.episode_id = w.episode_id and c.chunk = w.chunk
@@ -128,5 +139,6 @@ function partsOf(row: PartsRow): EpisodeParts {
     lines,
     segments: row.segments ?? [],
     clips: row.clips ?? [],
+    speakerEntities: new Map((row.speaker_entities ?? []).map((r) => [r.id, toEntity(r)])),
   };
 }

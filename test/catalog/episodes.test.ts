@@ -91,6 +91,16 @@ const fullEpisode = (occurredAt = '2026-11-20T10:00:00Z') =>
 
 const NVIDIA = { id: 'ent-nvidia', slug: 'nvidia', companyId: 'c-nvidia', domain: 'nvidia.com' };
 
+/** ent-jensen as GET /v1/entities/{id} answers it: a speaker's entity is the Knowledge-graph entity. */
+const JENSEN = {
+  id: 'ent-jensen',
+  name: 'Jensen Huang',
+  slug: 'jensen-huang',
+  entity_type: 'PERSON',
+  aliases: [],
+  type: { name: 'Person', slug: 'person' },
+};
+
 describe('episodes, transcripts, segments and clips', () => {
   let h: CatalogHarness;
 
@@ -169,7 +179,7 @@ describe('episodes, transcripts, segments and clips', () => {
         name: 'Jensen Huang',
         role: 'GUEST',
         speaking_duration_seconds: 900,
-        entity: { id: 'ent-jensen', name: 'Jensen Huang', slug: 'jensen-huang' },
+        entity: JENSEN,
       },
     ]);
     expect(full.topics).toEqual([expect.objectContaining({ id: 'top-chips', ancestry: 'technology/chips' })]);
@@ -453,7 +463,7 @@ describe('episodes, transcripts, segments and clips', () => {
       speaker: {
         name: 'Jensen Huang',
         role: 'GUEST',
-        entity: { id: 'ent-jensen', name: 'Jensen Huang', slug: 'jensen-huang' },
+        entity: JENSEN,
       },
     });
     expect((await h.get('/v1/podcasts/clips/nope')).json().error_code).toBe('clip_not_found');

@@ -58,12 +58,19 @@ describe.each(ENGINES)("a show's speakers on GET /v1/podcasts/{id} (%s)", (engin
     const res = await h.get('/v1/podcasts/pod-talk');
     expect(res.statusCode).toBe(200);
     expect(res.json().speakers).toEqual([
-      // CO_HOST folds into HOST; the entity is the knowledge graph's.
+      // CO_HOST folds into HOST; the entity is the Knowledge-graph entity (GET /v1/entities/{id}).
       {
         name: 'Ana Ruiz-Lee',
         role: 'HOST',
         occurrences: 3,
-        entity: { id: 'ent-ana', name: 'Ana Ruiz', slug: 'ana-ruiz' },
+        entity: {
+          id: 'ent-ana',
+          name: 'Ana Ruiz',
+          slug: 'ana-ruiz',
+          entity_type: 'PERSON',
+          aliases: [],
+          type: { name: 'Person', slug: 'person' },
+        },
       },
       // Two episodes each: Cy spoke last. One role each: the latest. No entity known for p-cy.
       { name: 'Cy C.', role: 'ANNOUNCER', occurrences: 2 },

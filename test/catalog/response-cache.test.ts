@@ -9,6 +9,7 @@ import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
+import { entityEvent } from '../fixtures/events.ts';
 import { createDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
@@ -91,6 +92,29 @@ describe('the catalog response cache', () => {
     expect(await ids()).toEqual(['pod-1']);
     await ingest([podcastEvent({ id: 'pod-2', title: 'Harbor Nights', popularity: 0.9 })]);
     expect(await ids()).toEqual(['pod-2', 'pod-1']);
+    await app.close();
+  });
+
+  it('computes again once an entity a speaker names is upserted, though only the entities read model moved', async () => {
+    const app = await appWith();
+    await ingest([
+      entityEvent({ id: 'ent-kept', name: 'Kept Name' }),
+      episodeOf({
+        id: 'ep-ent',
+        podcastId: 'pod-ent',
+        extra: { speakers: [{ id: 'k', name: 'Kept', role: 'GUEST', entity_id: 'ent-kept' }] },
+      }),
+    ]);
+    const url = '/v1/podcasts/episodes/ep-ent?include=speakers';
+    const entity = async () => (await app.inject({ url, headers })).json().speakers[0].entity;
+    expect(await entity()).toMatchObject({ name: 'Kept Name' });
+    reads.length = 0;
+    expect(await entity()).toMatchObject({ name: 'Kept Name' });
+    expect(reads).toEqual([]);
+    // Only the entities read model moves (each projection follows the store on its own).
+    await ingestEvents(store, [entityEvent({ id: 'ent-kept', name: 'New Name' }, '2026-11-20T11:00:00Z')]);
+    await catchUp(db, store, entitiesProjection);
+    expect(await entity()).toMatchObject({ id: 'ent-kept', name: 'New Name' });
     await app.close();
   });
 

@@ -6,6 +6,7 @@ import { PASSAGE_LINES } from '../../projections/search-passages/passages.ts';
 import type { SegmentRow } from '../../projections/segments/queries.ts';
 import type { StoredLine } from '../../projections/transcripts/projection.ts';
 import { linesAt, transcriptsByIds } from '../../projections/transcripts/queries.ts';
+import { speakerEntities } from '../../src/catalog/references.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import { around, entityMentions, mentionItem, nameDetector, searchItem } from '../../src/search/items.ts';
 import { type EpisodeParts, loadEpisodes } from '../../src/search/parts.ts';
@@ -20,6 +21,7 @@ import { type SearchHarness, searchHarness } from './support.ts';
 // must give the same parts and the same items, byte for byte, for sparse and whole transcripts.
 // (The old segments read names the columns added since, 0254's audio_url and read_type, as the
 // segments projection's own query does.)
+// The clips' speakers' entities, read with the page since, are read here as the catalog reads them.
 
 /** The reads of a page as they were until the one statement (each projection's own query). */
 async function oldParts(
@@ -59,6 +61,11 @@ async function oldParts(
       )
       .then((r) => r.rows),
   ]);
+  // The clips' speakers' entities as the catalog's clip routes read them (one read of their ids).
+  const entities = await speakerEntities(
+    db,
+    clips.flatMap((c) => [c.speaker?.entity_id, c.speaker?.person_id]),
+  );
   const linesOf = new Map<string, StoredLine[]>([
     ...transcripts.map((t) => [t.episode_id, t.lines] as const),
     ...some,
@@ -72,6 +79,7 @@ async function oldParts(
         lines: linesOf.get(episode.id) ?? [],
         segments: segments.filter((s) => s.episode_id === episode.id),
         clips: clips.filter((c) => c.episode_id === episode.id),
+        speakerEntities: entities,
       },
     ]),
   );
@@ -112,6 +120,14 @@ function shown(parts: ReadonlyMap<string, Pick<EpisodeParts, 'lines'> & Record<s
           lines: p.lines,
           segments: (p.segments as unknown[]).map((s) => pick(s, place)),
           clips: (p.clips as unknown[]).map((c) => pick(c, place)),
+          // Of the page's entities (old), those of the episode's clips (new).
+          speakerEntities: [...(p.speakerEntities as EpisodeParts['speakerEntities'])]
+            .filter(([id]) =>
+              (p.clips as EpisodeParts['clips']).some(
+                (c) => c.speaker?.entity_id === id || c.speaker?.person_id === id,
+              ),
+            )
+            .sort(([a], [b]) => a.localeCompare(b)),
         },
       ];
     }),
