@@ -58,6 +58,31 @@ export async function bulkStore(db: Db, rows: { s: string; id: string; t: string
   }
 }
 
+/** A bulkStore row: the entity's entity.upserted as stored. */
+export function entityRow(entity: SyntheticEntity, eventId: string, occurredAt: string) {
+  const event = {
+    type: 'entity.upserted',
+    event_id: eventId,
+    occurred_at: occurredAt,
+    entity: {
+      id: entity.id,
+      slug: entity.id,
+      name: entity.name,
+      entity_type: entity.type,
+      aliases: entity.aliases,
+    },
+  };
+  return { s: entityStream(entity.id), id: storedEventId(eventId), t: 'EntityUpserted', d: event };
+}
+
+/** A bulkStore row: the alert's AlertCreated. */
+export const alertRow = (alert: WatchedAlert) => ({
+  s: `alert-${alert.alertId}`,
+  id: `created-${alert.alertId}`,
+  t: 'AlertCreated',
+  d: alertCreated(alert),
+});
+
 export function alertCreated(alert: WatchedAlert): AlertCreated['data'] {
   const { languages, relevance, sourcePopularity, speakerRoles } = alert.filters;
   return {
@@ -150,36 +175,9 @@ export async function measurePipeline(
     let started = performance.now();
     await bulkStore(
       db,
-      entities.map((entity) => {
-        const event = {
-          type: 'entity.upserted',
-          event_id: `bench-entity-${entity.id}`,
-          occurred_at: '2026-11-01T00:00:00Z',
-          entity: {
-            id: entity.id,
-            slug: entity.id,
-            name: entity.name,
-            entity_type: entity.type,
-            aliases: entity.aliases,
-          },
-        };
-        return {
-          s: entityStream(entity.id),
-          id: storedEventId(event.event_id),
-          t: 'EntityUpserted',
-          d: event,
-        };
-      }),
+      entities.map((entity) => entityRow(entity, `bench-entity-${entity.id}`, '2026-11-01T00:00:00Z')),
     );
-    await bulkStore(
-      db,
-      alerts.map((alert) => ({
-        s: `alert-${alert.alertId}`,
-        id: `created-${alert.alertId}`,
-        t: 'AlertCreated',
-        d: alertCreated(alert),
-      })),
-    );
+    await bulkStore(db, alerts.map(alertRow));
     const setupSeconds = (performance.now() - started) / 1000;
 
     const log = pino({ level: 'silent' });

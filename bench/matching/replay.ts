@@ -19,8 +19,8 @@ import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { START } from '../../src/eventstore/port.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { entityStream, podcastStream, storedEventId } from '../../src/ingestion/events.ts';
-import { alertCreated, bulkStore } from './pipeline.ts';
+import { podcastStream, storedEventId } from '../../src/ingestion/events.ts';
+import { alertRow, bulkStore, entityRow } from './pipeline.ts';
 import { syntheticAlerts, syntheticEntities } from './synthetic.ts';
 
 const DATABASE_URL =
@@ -50,42 +50,17 @@ async function main() {
     await migrate(db);
     const started = performance.now();
     const entities = syntheticEntities(ENTITIES);
-    const entityEvent = (entity: (typeof entities)[number], version: number) => {
-      const event = {
-        type: 'entity.upserted',
-        event_id: `bench-entity-${entity.id}-${version}`,
-        occurred_at: new Date(Date.UTC(2026, 0, 1 + version)).toISOString(),
-        entity: {
-          id: entity.id,
-          slug: entity.id,
-          name: entity.name,
-          entity_type: entity.type,
-          aliases: entity.aliases,
-        },
-      };
-      return {
-        stream: entityStream(entity.id),
-        id: storedEventId(event.event_id),
-        type: 'EntityUpserted',
-        data: event,
-      };
-    };
+    const entityEvent = (entity: (typeof entities)[number], version: number) =>
+      entityRow(
+        entity,
+        `bench-entity-${entity.id}-${version}`,
+        new Date(Date.UTC(2026, 0, 1 + version)).toISOString(),
+      );
     await bulkStore(
       db,
-      entities.map((entity) => {
-        const e = entityEvent(entity, 0);
-        return { s: e.stream, id: e.id, t: e.type, d: e.data };
-      }),
+      entities.map((entity) => entityEvent(entity, 0)),
     );
-    await bulkStore(
-      db,
-      syntheticAlerts(entities, ALERTS).map((alert) => ({
-        s: `alert-${alert.alertId}`,
-        id: `created-${alert.alertId}`,
-        t: 'AlertCreated',
-        d: alertCreated(alert),
-      })),
-    );
+    await bulkStore(db, syntheticAlerts(entities, ALERTS).map(alertRow));
     // One crawl after another: every show once per crawl, the entities for the first crawls.
     let lastCrawlBefore = START;
     for (let version = 0; version < Math.max(SHOW_VERSIONS, ENTITY_VERSIONS); version++) {
@@ -122,8 +97,7 @@ async function main() {
       }
       if (version > 0 && version < ENTITY_VERSIONS) {
         for (const entity of entities) {
-          const e = entityEvent(entity, version);
-          rows.push({ s: e.stream, r: version, id: e.id, t: e.type, d: e.data });
+          rows.push({ ...entityEvent(entity, version), r: version });
         }
       }
       await storeVersions(db, rows);

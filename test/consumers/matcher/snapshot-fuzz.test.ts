@@ -3,10 +3,9 @@
 import { expect, it } from 'vitest';
 import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
 import type { EventStore } from '../../../src/eventstore/port.ts';
-import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { resetCheckpoint } from '../../../src/subscriptions/checkpoints.ts';
 import { podcastEvent } from '../../catalog/support.ts';
-import { entityEvent, episodeEvent } from '../../fixtures/events.ts';
+import { entityEvent, untaggedEpisode } from '../../fixtures/events.ts';
 import { pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
 
 function rng(seed: number) {
@@ -17,16 +16,8 @@ function rng(seed: number) {
   };
 }
 
-function untagged(showId: string, line: string, id: string): EpisodeTranscribed {
-  const e = episodeEvent({ id, lines: ['Welcome.', line] });
-  const { language: _language, ...episode } = e.episode;
-  return {
-    ...e,
-    podcast: { id: showId, title: `Show ${showId}` },
-    episode,
-    transcript: { lines: e.transcript!.lines! },
-  };
-}
+const untagged = (showId: string, line: string, id: string) =>
+  untaggedEpisode(showId, ['Welcome.', line], id);
 
 const NAMES = ['Chipzilla', 'Chipco', 'Acme', 'Globex'];
 const LANGS = ['en', 'de', undefined];

@@ -9,20 +9,11 @@ import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { resetCheckpoint } from '../../../src/subscriptions/checkpoints.ts';
 import { readConsumerCheckpoint, runConsumer } from '../../../src/subscriptions/consumer.ts';
 import { podcastEvent } from '../../catalog/support.ts';
-import { episodeEvent } from '../../fixtures/events.ts';
+import { untaggedEpisode } from '../../fixtures/events.ts';
 import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
 
 /** An episode of `showId` naming no language of its own, that mentions Chipzilla. */
-function untagged(showId: string): EpisodeTranscribed {
-  const e = episodeEvent({ lines: ['Welcome.', 'Chipzilla shipped a chip.'] });
-  const { language: _language, ...episode } = e.episode;
-  return {
-    ...e,
-    podcast: { id: showId, title: `Show ${showId}` },
-    episode,
-    transcript: { lines: e.transcript!.lines! },
-  };
-}
+const untagged = (showId: string) => untaggedEpisode(showId, ['Welcome.', 'Chipzilla shipped a chip.']);
 
 describe("the realtime matcher's snapshot", () => {
   let f: PipelineFixture;
