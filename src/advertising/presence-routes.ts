@@ -6,7 +6,6 @@ import { episodeOr404 } from '../catalog/episode-routes.ts';
 import { offsetCursor } from '../catalog/params.ts';
 import { podcastIdOr404 } from '../catalog/podcast-routes.ts';
 import { idParams, instant } from '../catalog/schemas.ts';
-import { episodeReferences, toAd } from '../catalog/views.ts';
 import type { Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
@@ -14,6 +13,7 @@ import { problemResponses } from '../http/problem.ts';
 import { bucketCount, bucketStarts, utcDate } from './buckets.ts';
 import { companyCompacts, companyOrBare, resolveCompanyId } from './companies.ts';
 import { boundsOf, companyIdOf, podcastIdOf, publisherPodcastIds, unresolved } from './params.ts';
+import { placedAds } from './placed-ads.ts';
 import {
   companyAdvertisingSchema,
   placedAdSchema,
@@ -35,35 +35,6 @@ interface TimeseriesQuery {
   since?: string;
   until?: string;
   interval: Interval;
-}
-
-/** Ads with their company {id, slug, name} and, when asked, their episode. */
-async function placedAds(db: Queryable, ads: AdRow[], withEpisode: boolean) {
-  const companies = await companyCompacts(
-    db,
-    ads.map((a) => a.sponsor_company_id),
-  );
-  const episodes = withEpisode
-    ? await episodeReferences(
-        db,
-        ads.map((a) => a.episode_id),
-      )
-    : new Map();
-  return ads.map((a) => {
-    const company = a.sponsor_company_id ? companies.get(a.sponsor_company_id) : undefined;
-    return {
-      ...toAd(a),
-      ...(a.sponsor_company_id
-        ? {
-            company: {
-              id: a.sponsor_company_id,
-              ...(company ? { slug: company.slug, name: company.name } : {}),
-            },
-          }
-        : {}),
-      ...(withEpisode && episodes.has(a.episode_id) ? { episode: episodes.get(a.episode_id) } : {}),
-    };
-  });
 }
 
 async function recentAds(db: Queryable, column: 'sponsor_company_id' | 'podcast_id', value: string) {

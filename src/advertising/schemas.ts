@@ -66,16 +66,10 @@ export const timeseriesSchema = {
   },
 } as const;
 
-const companyRefSchema = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: str, slug: str, name: str },
-} as const;
-
 export const placedAdSchema = {
   type: 'object',
   required: adSchema.required,
-  properties: { ...adSchema.properties, company: companyRefSchema, episode: episodeReferenceSchema },
+  properties: { ...adSchema.properties, episode: episodeReferenceSchema },
 } as const;
 
 export const companyAdvertisingSchema = {

@@ -11,6 +11,7 @@ import { listClips } from '../../projections/clips/queries.ts';
 import { findCompany } from '../../projections/entities/knowledge.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
 import { listSegments, segmentsOfClips } from '../../projections/segments/queries.ts';
+import { placedAds } from '../advertising/placed-ads.ts';
 import type { Queryable } from '../db/db.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
@@ -33,7 +34,6 @@ import {
 import {
   podcastReferences,
   REFERENCE_CACHE,
-  toAd,
   toClip,
   toEpisode,
   toEpisodeReference,
@@ -214,7 +214,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
         if (segments) item.segments = segments.map((s) => toSegment(s));
         if (clips)
           item.clips = clips.clips.map((c) => toClip(c, { segment: clips.segments.get(c.id), entities }));
-        if (ads) item.ads = ads.map(toAd);
+        if (ads) item.ads = await placedAds(app.db, ads, false);
         if (!include.has('transcript') || !transcript) return item;
         // The lines serialized once per transcript version (2,000 of them cost far more than the rest
         // of the request), joined to the episode serialized by its response schema.

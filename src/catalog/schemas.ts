@@ -243,6 +243,13 @@ export const clipSchema = {
   },
 } as const;
 
+/** The company an ad's sponsor is linked to: its slug and name when the knowledge graph knows it. */
+const companyRefSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: str, slug: str, name: str },
+} as const;
+
 export const adSchema = {
   type: 'object',
   required: ['id', 'sponsor', 'is_network_promo'],
@@ -257,6 +264,7 @@ export const adSchema = {
     start_seconds: num,
     end_seconds: num,
     is_network_promo: bool,
+    company: companyRefSchema,
   },
 } as const;
 

@@ -297,4 +297,11 @@ describe('advertising presence', () => {
     expect(second.data[0].company).toBeUndefined();
     expect((await h.get('/v1/podcasts/episodes/nope/ads')).statusCode).toBe(404);
   });
+
+  it('embeds the same ads, company included, in an episode read with include=ads', async () => {
+    const listed = (await h.get('/v1/podcasts/episodes/e5/ads', { limit: '100' })).json().data;
+    const embedded = (await h.get('/v1/podcasts/episodes/e5', { include: 'ads' })).json().ads;
+    expect(embedded[0].company).toEqual({ id: 'c-acme', slug: 'acme', name: 'Acme' });
+    expect(embedded).toEqual(listed);
+  });
 });
