@@ -36,3 +36,7 @@ export function utcInstant(value: string): number | undefined {
 }
 
 export const isCallerDateTime = (value: string) => utcInstant(value) !== undefined;
+
+/** A caller's calendar date (YYYY-MM-DD, midnight UTC), in years 0001–9999 as its date-times. */
+export const isCallerDate = (value: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(value) && isCallerDateTime(`${value}T00:00:00Z`);

@@ -17,7 +17,7 @@ import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { compact } from './compact.ts';
-import { episodePage, segmentPage } from './pages.ts';
+import { episodePage, isEpisodePosition, isSegmentPosition, segmentPage } from './pages.ts';
 import { assertRange, INT4_MAX, instantOf, listOf } from './params.ts';
 import { entityIdsOf, speakerEntities } from './references.ts';
 import type { responseCache } from './response-cache.ts';
@@ -148,7 +148,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
           if (!company || (entityIds && !entityIds.includes(company.id))) return empty;
           entityIds = [company.id];
         }
-        const after = q.cursor ? app.cursors.decode<{ p: string; i: string }>(q.cursor) : undefined;
+        const after = q.cursor ? app.cursors.decode(q.cursor, 'cursor', isEpisodePosition) : undefined;
         const rows = await listEpisodes(
           app.db,
           {
@@ -287,9 +287,7 @@ export function episodeRoutes(transcripts: Transcripts, cache: ReturnType<typeof
       async (request) => {
         const episode = await episodeOr404(app.db, request.params.id);
         const { limit, cursor } = request.query;
-        const after = cursor
-          ? app.cursors.decode<{ p: string; e: string; n: number; i: string }>(cursor)
-          : undefined;
+        const after = cursor ? app.cursors.decode(cursor, 'cursor', isSegmentPosition) : undefined;
         const rows = await listSegments(app.db, { episodeId: episode.id }, limit + 1, after);
         const podcasts = await podcastReferences(app.db, [episode.podcast_id]);
         const reference = toEpisodeReference(episode, podcasts.get(episode.podcast_id));

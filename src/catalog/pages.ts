@@ -1,4 +1,41 @@
 import type { FastifyInstance } from 'fastify';
+import { utcInstant } from '../date-time.ts';
+
+/** The keyset position of an episode page (and a mention page): its last episode's published_at and id. */
+export interface EpisodePosition {
+  p: string;
+  i: string;
+}
+
+/** The keyset position of a segment page: its last segment's episode published_at, episode, number and id. */
+export interface SegmentPosition {
+  p: string;
+  e: string;
+  n: number;
+  i: string;
+}
+
+/** `position` holds exactly `keys`, its `p` an instant: one of the positions these pages issue. */
+function positionWith(position: unknown, keys: string[]): position is Record<string, unknown> {
+  if (typeof position !== 'object' || position === null || Array.isArray(position)) return false;
+  const own = Object.keys(position);
+  const { p } = position as { p?: unknown };
+  return (
+    own.length === keys.length &&
+    keys.every((key) => own.includes(key)) &&
+    typeof p === 'string' &&
+    utcInstant(p) !== undefined
+  );
+}
+
+export const isEpisodePosition = (position: unknown): position is EpisodePosition =>
+  positionWith(position, ['p', 'i']) && typeof position.i === 'string';
+
+export const isSegmentPosition = (position: unknown): position is SegmentPosition =>
+  positionWith(position, ['p', 'e', 'n', 'i']) &&
+  typeof position.e === 'string' &&
+  Number.isSafeInteger(position.n) &&
+  typeof position.i === 'string';
 
 /**
  * Keyset pages of the catalog's lists: rows fetched with limit + 1, the cursor the last row's position,

@@ -13,7 +13,7 @@ import { NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
 import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
-import { episodePage } from './pages.ts';
+import { episodePage, isEpisodePosition } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
 import { objectOf, type PodcastItems, withMembers } from './podcast-items.ts';
 import { speakerEntities } from './references.ts';
@@ -371,7 +371,7 @@ export function podcastRoutes(
         const publishedBefore = instantOf(request.query.published_before);
         assertRange(publishedAfter, publishedBefore, 'published_after', 'published_before');
         const id = await podcastIdOr404(app.db, request.params.id);
-        const after = cursor ? app.cursors.decode<{ p: string; i: string }>(cursor) : undefined;
+        const after = cursor ? app.cursors.decode(cursor, 'cursor', isEpisodePosition) : undefined;
         const rows = await listEpisodes(
           app.db,
           {

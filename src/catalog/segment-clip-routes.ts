@@ -7,7 +7,7 @@ import type { Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
-import { segmentPage } from './pages.ts';
+import { isSegmentPosition, segmentPage } from './pages.ts';
 import { assertRange, instantOf } from './params.ts';
 import { entityIdsOf, speakerEntities } from './references.ts';
 import { clipSchema, idParams, instant, segmentSchema } from './schemas.ts';
@@ -151,9 +151,7 @@ export function segmentClipRoutes(transcripts: Transcripts) {
           if (!id) return empty;
           podcastId = id;
         }
-        const after = q.cursor
-          ? app.cursors.decode<{ p: string; e: string; n: number; i: string }>(q.cursor)
-          : undefined;
+        const after = q.cursor ? app.cursors.decode(q.cursor, 'cursor', isSegmentPosition) : undefined;
         const rows = await listSegments(
           app.db,
           {

@@ -27,7 +27,7 @@ import type { EarlyServer } from './early-server.ts';
 import { healthRoutes } from './health.ts';
 import { jsonBodyParser } from './json-body.ts';
 import { parseFormFields } from './multipart.ts';
-import { problemSchema, sendProblem, toProblem } from './problem.ts';
+import { problemSchema, sendClientErrorProblem, sendProblem, toProblem } from './problem.ts';
 import { rateLimits } from './rate-limit.ts';
 import { buildValidator } from './validation.ts';
 
@@ -110,6 +110,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, toProblem(error, request));
     },
+    // So do requests node's HTTP parser refuses before routing (fastify's own answer is plain JSON).
+    clientErrorHandler: sendClientErrorProblem,
     ...(deps.trustProxy?.length ? { trustProxy: deps.trustProxy } : {}),
   };
   const app = Fastify(options) as unknown as FastifyInstance;

@@ -9,7 +9,12 @@ import { BadRequestError } from '../errors.ts';
  */
 export interface CursorCodec {
   encode(position: unknown): string;
-  decode<T>(cursor: string, parameter?: string): T;
+  /**
+   * The position of a cursor this service signed. Every route signs with the same key, so a route
+   * whose position has a shape of its own passes `fits`: a cursor of another route is then 400
+   * `invalid_cursor` too, not a position its query cannot read.
+   */
+  decode<T>(cursor: string, parameter?: string, fits?: (position: unknown) => position is T): T;
 }
 
 export function createCursorCodec(key: Buffer, previous: readonly Buffer[] = []): CursorCodec {
@@ -27,7 +32,7 @@ export function createCursorCodec(key: Buffer, previous: readonly Buffer[] = [])
       const body = Buffer.from(JSON.stringify(position)).toString('base64url');
       return `${body}.${sign(body).toString('base64url')}`;
     },
-    decode<T>(cursor: string, parameter = 'cursor'): T {
+    decode<T>(cursor: string, parameter = 'cursor', fits?: (position: unknown) => position is T): T {
       const invalid = () =>
         new BadRequestError('invalid_cursor', `The ${parameter} is not one this service issued.`, [
           { location: `query.${parameter}`, message: 'unrecognised or altered cursor', value: cursor },
@@ -35,11 +40,17 @@ export function createCursorCodec(key: Buffer, previous: readonly Buffer[] = [])
       const [body, mac, extra] = cursor.split('.');
       if (!body || !mac || extra !== undefined) throw invalid();
       if (!signedByOne(body, Buffer.from(mac, 'base64url'))) throw invalid();
+      let position: unknown;
       try {
-        return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
+        position = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
       } catch {
         throw invalid();
       }
+      if (fits && !fits(position))
+        throw new BadRequestError('invalid_cursor', `The ${parameter} belongs to another list.`, [
+          { location: `query.${parameter}`, message: 'issued for another list', value: cursor },
+        ]);
+      return position as T;
     },
   };
 }

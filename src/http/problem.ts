@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -170,4 +172,35 @@ export function toProblem(error: unknown, request: FastifyRequest): Problem {
     return problem(request, status, code, fastifyError.message, null);
   }
   return problem(request, 500, 'internal_error', 'An unexpected error occurred. It has been logged.', null);
+}
+
+/**
+ * A request node's HTTP parser refused before any route saw it (a malformed request line or
+ * header, headers over 16 KiB, headers too slow): answered as a problem too, then the connection
+ * is closed, as node and fastify do. No request id exists yet; `instance` gets a fresh one.
+ */
+export function sendClientErrorProblem(error: Error & { code?: string }, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, errorCode, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'header_fields_too_large', 'The request line and headers exceed 16 KiB.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request was not received in time.']
+        : [400, 'malformed_request', 'The request is not valid HTTP.'];
+  const title = STATUS_CODES[status] ?? 'Error';
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title,
+    status,
+    detail,
+    instance: `urn:earshot:request:${randomUUID()}`,
+    error_code: errorCode,
+    errors: null,
+  } satisfies Problem);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(error);
 }

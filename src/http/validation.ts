@@ -1,7 +1,7 @@
 import { Ajv, type AnySchema, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { isCallerDateTime } from '../date-time.ts';
+import { isCallerDate, isCallerDateTime } from '../date-time.ts';
 
 /**
  * Two validators: bodies are JSON and are checked as sent (no coercion, so `5` is not a string),
@@ -18,6 +18,7 @@ export function makeAjv(options: Options, shared: Record<string, AnySchema> = {}
   });
   addFormats.default(ajv);
   ajv.addFormat('date-time', isCallerDateTime);
+  ajv.addFormat('date', isCallerDate);
   for (const schema of Object.values(shared)) ajv.addSchema(schema);
   return ajv;
 }

@@ -7,10 +7,10 @@ import {
   entityLines,
   type Interval,
   type KeywordFilter,
-  type MentionPosition,
   mentionEpisodes,
   searchEpisodes,
 } from '../../projections/search-passages/queries.ts';
+import { isEpisodePosition } from '../catalog/pages.ts';
 import { offsetCursor } from '../catalog/params.ts';
 import type { Queryable } from '../db/db.ts';
 import { ValidationError } from '../errors.ts';
@@ -246,7 +246,7 @@ export function searchRoutes(deps: {
         const q = request.query;
         const filters = await resolveFilters(db, q, 'mentions');
         const entity = requireEntity(filters);
-        const after = q.cursor ? app.cursors.decode<MentionPosition>(q.cursor) : undefined;
+        const after = q.cursor ? app.cursors.decode(q.cursor, 'cursor', isEpisodePosition) : undefined;
         const rows = await mentionEpisodes(db, filters.scope, q.limit + 1, after);
         const shown = rows.slice(0, q.limit);
         const { parts, mentions } = await mentionsOf(

@@ -613,6 +613,8 @@ describe('client authentication failures (RFC 6749 §5.2)', () => {
     const malformed = [
       `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`,
       `Basic ${Buffer.from('oc_x:%').toString('base64')}`,
+      `Basic ${Buffer.from('oc\u0000x:y').toString('base64')}`,
+      `Basic ${Buffer.from('oc%00x:y').toString('base64')}`,
       'Basic',
       'Basic a b',
     ];

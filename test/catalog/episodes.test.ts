@@ -421,6 +421,33 @@ describe('episodes, transcripts, segments and clips', () => {
     expect(second.has_more).toBe(false);
   });
 
+  it('refuses with 400 invalid_cursor a cursor another list issued, on each episode and segment list', async () => {
+    // What GET /v1/projects/{id}/alerts issues (src/http/pagination.ts): also a `p` and an `i`.
+    const alerts = h.app.cursors.encode({
+      p: 'ePsB3h7PGAowQfpa7Sfnah',
+      c: '2026-11-28T20:54:41.802Z',
+      i: 'ChdjH1WKdgrgR4gU4JLW52',
+    });
+    const episodes = (await h.get('/v1/podcasts/episodes', { limit: '1' })).json().cursor;
+    const segments = (await h.get('/v1/podcasts/segments', { podcast_id: 'pod-1', limit: '1' })).json()
+      .cursor;
+    const lists = [
+      ['/v1/podcasts/episodes', {}, [alerts, segments]],
+      ['/v1/podcasts/pod-1/episodes', {}, [alerts, segments]],
+      ['/v1/podcasts/segments', { podcast_id: 'pod-1' }, [alerts, episodes]],
+      ['/v1/podcasts/episodes/ep-full/segments', {}, [alerts, episodes]],
+    ] as const;
+    for (const [url, query, foreign] of lists)
+      for (const cursor of foreign) {
+        const response = await h.get(url, { ...query, cursor });
+        expect(response.statusCode, `${url} ${cursor}`).toBe(400);
+        expect(response.json()).toMatchObject({
+          error_code: 'invalid_cursor',
+          errors: [{ location: 'query.cursor', message: 'issued for another list' }],
+        });
+      }
+  });
+
   it('lists clips by engagement with episode, podcast, speaker, type and minimum engagement filters', async () => {
     const ids = async (query: Record<string, string>) =>
       (await h.get('/v1/podcasts/clips', query)).json().data.map((c: { id: string }) => c.id);

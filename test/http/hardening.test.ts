@@ -1,3 +1,4 @@
+import { type AddressInfo, connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFormFields } from '../../src/http/multipart.ts';
@@ -240,6 +241,42 @@ describe('URLs the router cannot take', () => {
     const long = await f.app.inject({ url: `/v1/alerts/${'a'.repeat(5000)}`, headers: f.tenant.headers });
     expectProblem(long, 414, 'uri_too_long');
     expect(long.body.length).toBeLessThan(1000);
+  });
+});
+
+describe('requests the HTTP parser refuses before routing', () => {
+  /** Sends `raw` over its own connection and reads what comes back until the server closes it. */
+  const exchange = (port: number, raw: string) =>
+    new Promise<string>((resolve, reject) => {
+      let answer = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+      socket.on('data', (chunk) => {
+        answer += chunk;
+      });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+
+  it('answer with problems: a malformed request line or header is 400, headers over 16 KiB 431', async () => {
+    await f.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = f.app.server.address() as AddressInfo;
+    const key = f.tenant.headers['x-api-key'];
+    const cases = [
+      [`GET /v1/podcasts?q=a b HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`, 400, 'malformed_request'],
+      [`GET /v1/podcasts HTTP/1.1\r\nHost: x\r\nX-Foo: a\u0001b\r\n\r\n`, 400, 'malformed_request'],
+      [
+        `GET /v1/podcasts?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`,
+        431,
+        'header_fields_too_large',
+      ],
+    ] as const;
+    for (const [raw, status, code] of cases) {
+      const answer = await exchange(port, raw);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0]).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
+      expect(JSON.parse(body)).toMatchObject({ status, error_code: code, errors: null });
+    }
   });
 });
 

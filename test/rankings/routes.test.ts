@@ -434,6 +434,21 @@ describe.each(ENGINES)('rankings read model and endpoints on %s', (engine) => {
         error_code: 'podcast_not_found',
       });
     });
+
+    it('refuses a date in year 0 with 400, as a date-time there, and takes year 1 and 9999', async () => {
+      for (const name of ['since', 'until']) {
+        const yearZero = await get('/v1/podcasts/pod-a/rankings/history', { [name]: '0000-01-01' });
+        expect(yearZero.statusCode).toBe(400);
+        expect(yearZero.json().error_code).toBe('invalid_parameter');
+        expect(yearZero.json().errors[0].location).toBe(`query.${name}`);
+      }
+      const widest = await get('/v1/podcasts/pod-a/rankings/history', {
+        since: '0001-01-01',
+        until: '9999-12-31',
+      });
+      expect(widest.statusCode).toBe(200);
+      expect(widest.json().data).toHaveLength(5);
+    });
   });
 
   describe('ingestion of ranking.captured', () => {

@@ -58,3 +58,20 @@ describe('mention list paging', () => {
     },
   );
 });
+
+describe('mention list cursors', () => {
+  it('of another list are refused with 400 invalid_cursor, not read as a position', async () => {
+    // What GET /v1/projects/{id}/alerts issues (src/http/pagination.ts): also a `p` and an `i`.
+    const alerts = h.app.cursors.encode({
+      p: 'ePsB3h7PGAowQfpa7Sfnah',
+      c: '2026-11-28T20:54:41.802Z',
+      i: 'ChdjH1WKdgrgR4gU4JLW52',
+    });
+    const { status, body } = await h.json(MENTIONS, { entity_id: 'ent-quokka', cursor: alerts });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({
+      error_code: 'invalid_cursor',
+      errors: [{ location: 'query.cursor', message: 'issued for another list' }],
+    });
+  });
+});

@@ -100,10 +100,14 @@ function validRedirectUri(value: unknown) {
   return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol);
 }
 
-/** A form-urlencoded Basic credential (RFC 6749 §2.3.1) decoded; undefined when malformed. */
+/**
+ * A form-urlencoded Basic credential (RFC 6749 §2.3.1) decoded; undefined when malformed, or when
+ * it holds a NUL, which no client id or secret has and PostgreSQL text cannot hold.
+ */
 function decodedOrUndefined(text: string) {
   try {
-    return decodeURIComponent(text);
+    const decoded = decodeURIComponent(text);
+    return decoded.includes('\u0000') ? undefined : decoded;
   } catch {
     return undefined;
   }
