@@ -422,6 +422,24 @@ describe('timeseries', () => {
     expect(asGuest.body.total_mentions).toBe(0);
   });
 
+  it("counts the producer's mentions of an entity whose name and aliases fold to no word", async () => {
+    await h.ingest([
+      entityEvent({ id: 'ent-emoji', name: '🙂', aliases: ['—', '\u0301'] }),
+      episodeEvent({
+        id: 'ep-emoji',
+        publishedAt: '2026-11-10T08:00:00Z',
+        lines: ['Smile 🙂 everyone.', 'Bye.'],
+        mentions: [{ entity_id: 'ent-emoji', lines: [1] }],
+      }),
+    ]);
+    const { status, body } = await h.json('/v1/podcasts/mentions/timeseries', {
+      entity_id: 'ent-emoji',
+      interval: 'month',
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ total_episodes: 1, total_mentions: 1 });
+  });
+
   it('refuses more than 1100 buckets, naming since', async () => {
     const { status, body } = await h.json('/v1/podcasts/episodes/timeseries', {
       interval: 'day',
