@@ -152,7 +152,8 @@ describe.each(ENGINES)('topic ancestries with an empty prefix on %s', (engine) =
     expect(events.flatMap((e, i) => validateEvent(e, `/events/${i}`))).toEqual([]);
     await ingestEvents(h.store, events);
     // No retries: an event that fails is parked at once.
-    for (const projection of catalogProjections) await catchUpProjection(h.db, h.store, projection, { retries: 0 });
+    for (const projection of catalogProjections)
+      await catchUpProjection(h.db, h.store, projection, { retries: 0 });
     const { rows: parked } = await h.db.query('select subscription, type, error from parked_events');
     expect(parked).toEqual([]);
     const { rows } = await h.db.query<{ row: string }>(

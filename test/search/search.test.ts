@@ -352,7 +352,9 @@ describe('mentions', () => {
     // The name and the first six aliases fill the 4,096 words looked for: alias 3, not alias 42.
     expect(list.body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-long']);
     expect(list.body.data[0]).toMatchObject({ mention_count: 1 });
-    expect(list.body.data[0].windows.map((w: { lines: { number: number }[] }) => w.lines[0]!.number)).toEqual([2]);
+    expect(list.body.data[0].windows.map((w: { lines: { number: number }[] }) => w.lines[0]!.number)).toEqual(
+      [2],
+    );
     const series = await h.json('/v1/podcasts/mentions/timeseries', { entity_id: 'ent-long' });
     expect(series.status).toBe(200);
     expect(series.body).toMatchObject({ total_episodes: 1, total_mentions: 1 });
