@@ -474,6 +474,9 @@ export const everyTerm = (terms: readonly Term[]) => terms.map(termQuery).join('
 /** Any of the terms anywhere in the row. */
 export const anyTerm = (terms: readonly Term[]) => terms.map(termQuery).join(' | ');
 
+/** Words of a phrase checked one parameter a word; a longer phrase binds them as one array. */
+const LISTED_PHRASE_WORDS = 8;
+
 /** Binds a query parameter, giving its placeholder (src/catalog/sql.ts, Params). */
 interface Binder {
   p(value: unknown, cast: string): string;
@@ -490,14 +493,20 @@ export function termLines(words: string, term: Term, params: Binder) {
   const found = `ts_filter(setweight(${words}, 'A', ${params.p([...new Set(term)], 'text[]')}), '{a}')`;
   if (term.length === 1)
     return `coalesce((select bit_or(${lineOf('p')}) from unnest(${found}) u, unnest(u.positions) p), 0)`;
-  // A phrase: a position of its first word followed by each next word at the next position.
-  const follows = term
-    .slice(1)
-    .map(
-      (w, k) =>
-        `exists (select from f g where g.lexeme = ${params.p(w, 'text')} and p + ${k + 1} = any(g.positions))`,
-    )
-    .join(' and ');
+  // A phrase: a position of its first word followed by each next word at the next position. A long
+  // one (an entity's name may fold to hundreds of words) binds its next words as one array: a
+  // parameter a word would pass PostgreSQL's 65,535 parameters a statement.
+  const follows =
+    term.length > LISTED_PHRASE_WORDS
+      ? `not exists (select from unnest(${params.p(term.slice(1), 'text[]')}) with ordinality w(lexeme, k)
+                      where not exists (select from f g where g.lexeme = w.lexeme and p + k::int = any(g.positions)))`
+      : term
+          .slice(1)
+          .map(
+            (w, k) =>
+              `exists (select from f g where g.lexeme = ${params.p(w, 'text')} and p + ${k + 1} = any(g.positions))`,
+          )
+          .join(' and ');
   return `coalesce((with f as (select lexeme, positions from unnest(${found}))
                     select bit_or(${lineOf('p')}) from f, unnest(f.positions) p
                      where f.lexeme = ${params.p(term[0], 'text')} and ${follows}), 0)`;

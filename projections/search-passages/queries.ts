@@ -393,14 +393,14 @@ export async function countByBucket(
       where.push(roleCondition(params, entity.id, scope.role));
     const id = params.p(entity.id, 'text');
     const names = entity.names;
-    // The scope's other filters narrow the rows before the names' lines are read.
-    const scoped = rowsInScope(scopeConditions(params, rest));
     // Each mentioning line counted once: in the row of which it is an own line. offset 0: the lines
-    // are counted in the scan, so the grouping never carries the tsvectors.
+    // are counted in the scan, so the grouping never carries the tsvectors. The scope's other
+    // filters narrow the rows before the names' lines are read (bound only when used: a name that
+    // folds to no word detects nothing).
     const detected = names.length
       ? `select d.episode_id, sum(d.n)::int as n
            from (select w.episode_id, bit_count(${nameLines(params, 'w.words', names)}::bit(${STRIDE}))::int as n
-                   from search_passage_rows w ${whereOf([`w.words @@ ${params.p(anyTerm(names), 'tsquery')}`, ...scoped])} offset 0) d
+                   from search_passage_rows w ${whereOf([`w.words @@ ${params.p(anyTerm(names), 'tsquery')}`, ...rowsInScope(scopeConditions(params, rest))])} offset 0) d
           group by d.episode_id`
       : 'select null::text as episode_id, 0 as n where false';
     const produced = `select episode_id, mention_count from search_mentions where entity_id = ${id}`;

@@ -2,7 +2,7 @@ import { findCatalogEpisode } from '../../projections/catalog-episodes/queries.t
 import { findCompany } from '../../projections/entities/knowledge.ts';
 import { type EntityRow, findEntityOfId } from '../../projections/entities/queries.ts';
 import { resolvePodcastId } from '../../projections/podcasts/queries.ts';
-import type { Term } from '../../projections/search-passages/passages.ts';
+import { type Term, WORDS_PER_LINE } from '../../projections/search-passages/passages.ts';
 import type { Queryable } from '../db/db.ts';
 import { UnresolvedReferenceError, ValidationError } from '../errors.ts';
 import { normaliseSpeakerRole, SPEAKER_ROLES } from '../matching/engine/roles.ts';
@@ -23,6 +23,12 @@ const ENTITY_LOOKUP = {
 
 const unresolved = (parameter: string, value: string, resolve = ENTITY_LOOKUP) =>
   new UnresolvedReferenceError(parameter, value, resolve);
+
+/**
+ * Words of an entity's folded names looked for in the index, over all its names: PostgreSQL parses
+ * a query of them in time growing with the square of their number (68,000 words: 1.1 s).
+ */
+const NAME_WORDS = 4096;
 
 export interface ResolvedEntity {
   parameter: EntityParameter;
@@ -72,9 +78,16 @@ export async function resolveEntity(
       : await findEntityOfId(db, ...entityIdQuery(parameter, value));
   if (entity === null) throw unresolved(parameter, value);
   const names = new Map<string, Term>();
+  let budget = NAME_WORDS;
   for (const name of [entity.name, ...entity.aliases]) {
     const words = foldWords(name);
-    if (words.length) names.set(words.join(' '), words);
+    // A name of more words than a line's indexed ones is in no row of the index; past the budget
+    // the names are not looked for in the index (docs/search.md, Filters).
+    if (words.length === 0 || words.length > WORDS_PER_LINE || words.length > budget) continue;
+    const key = words.join(' ');
+    if (names.has(key)) continue;
+    names.set(key, words);
+    budget -= words.length;
   }
   return { parameter, entity, names: [...names.values()] };
 }

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogEpisodesProjection } from '../../projections/catalog-episodes/projection.ts';
 import { podcastFormatsProjection } from '../../projections/podcast-formats/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
-import { rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
+import { catalogProjections } from '../../src/catalog/capability.ts';
+import { ingestEvents } from '../../src/ingestion/ingest.ts';
+import { validateEvent } from '../../src/ingestion/validate.ts';
+import { catchUpProjection, rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
 import { ENGINES } from '../support/db.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
 
@@ -128,5 +131,46 @@ describe.each(ENGINES)('the podcast list read model on %s', (engine) => {
       await rebuildProjection(h.db, h.store, projection);
       expect(await rows()).toEqual(before);
     }
+  });
+});
+
+describe.each(ENGINES)('topic ancestries with an empty prefix on %s', (engine) => {
+  let h: CatalogHarness;
+  beforeAll(async () => {
+    h = await catalogHarness(engine);
+  });
+  afterAll(() => h.close());
+
+  it("applies a show's and an episode's topic whose ancestry is '' or starts with '/': the show's own row stays its only '' row", async () => {
+    const empty = { id: 'top-empty', name: 'Empty', ancestry: '' };
+    const rooted = { id: 'top-rooted', name: 'Rooted', ancestry: '/news//world' };
+    const events = [
+      podcastEvent({ id: 'pod-d', title: 'Declared', topics: [empty, rooted] }),
+      podcastEvent({ id: 'pod-e', title: 'Episodes' }),
+      episodeOf({ id: 'e1', podcastId: 'pod-e', podcastTitle: 'Episodes', topics: [empty, rooted] }),
+    ];
+    expect(events.flatMap((e, i) => validateEvent(e, `/events/${i}`))).toEqual([]);
+    await ingestEvents(h.store, events);
+    // No retries: an event that fails is parked at once.
+    for (const projection of catalogProjections)
+      await catchUpProjection(h.db, h.store, projection, { retries: 0 });
+    const { rows: parked } = await h.db.query('select subscription, type, error from parked_events');
+    expect(parked).toEqual([]);
+    const { rows } = await h.db.query<{ row: string }>(
+      `select podcast_id || ' [' || ancestry || '] ' || coalesce(share::text, '-') as row
+         from podcast_list order by podcast_id, ancestry`,
+    );
+    expect(rows.map((r) => r.row)).toEqual([
+      'pod-d [] -',
+      'pod-d [/news] 1',
+      'pod-d [/news/] 1',
+      'pod-d [/news//world] 1',
+      'pod-e [] -',
+      'pod-e [/news] 1',
+      'pod-e [/news/] 1',
+      'pod-e [/news//world] 1',
+    ]);
+    const { rows: shares } = await h.db.query("select * from podcast_topic_shares where ancestry = ''");
+    expect(shares).toEqual([]);
   });
 });

@@ -332,6 +332,34 @@ describe('mentions', () => {
     expect((await h.json(MENTIONS, { entity_slug: 'nobody' })).body.error_code).toBe('unresolved_reference');
   });
 
+  it('detects, for an entity added after the episode, a name among 100 aliases that fold to 681 words each (ﷺ is four)', async () => {
+    // 170 × 4 words and a number: as many words as a line has indexed.
+    const alias = (i: number) => `${'ﷺ'.repeat(170)} ${i}`;
+    const filler = (n: number) => Array.from({ length: n }, () => 'Filler.');
+    // Each in a row of its own (a row keeps 256 positions of a word); the last a word short of alias 3.
+    const lines = ['Hello.', alias(3), ...filler(39), alias(42), ...filler(39), `${'ﷺ'.repeat(169)} 3`];
+    await h.ingest([episodeEvent({ id: 'ep-long', publishedAt: '2026-11-11T08:00:00Z', lines })]);
+    await h.ingest([
+      entityEvent({
+        id: 'ent-long',
+        name: 'Long Names',
+        aliases: Array.from({ length: 100 }, (_, i) => alias(i)),
+        entity_type: 'PERSON',
+      }),
+    ]);
+    const list = await h.json(MENTIONS, { entity_id: 'ent-long', context_lines: '0' });
+    expect(list.status).toBe(200);
+    // The name and the first six aliases fill the 4,096 words looked for: alias 3, not alias 42.
+    expect(list.body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-long']);
+    expect(list.body.data[0]).toMatchObject({ mention_count: 1 });
+    expect(list.body.data[0].windows.map((w: { lines: { number: number }[] }) => w.lines[0]!.number)).toEqual(
+      [2],
+    );
+    const series = await h.json('/v1/podcasts/mentions/timeseries', { entity_id: 'ent-long' });
+    expect(series.status).toBe(200);
+    expect(series.body).toMatchObject({ total_episodes: 1, total_mentions: 1 });
+  });
+
   it('keeps 50 windows and says truncated past them', async () => {
     const lines = Array.from({ length: 120 }, (_, i) =>
       i % 2 === 0 ? 'Zebra Corp again.' : 'Nothing here.',
@@ -420,6 +448,24 @@ describe('timeseries', () => {
       role: 'GUEST',
     });
     expect(asGuest.body.total_mentions).toBe(0);
+  });
+
+  it("counts the producer's mentions of an entity whose name and aliases fold to no word", async () => {
+    await h.ingest([
+      entityEvent({ id: 'ent-emoji', name: '🙂', aliases: ['—', '\u0301'] }),
+      episodeEvent({
+        id: 'ep-emoji',
+        publishedAt: '2026-11-10T08:00:00Z',
+        lines: ['Smile 🙂 everyone.', 'Bye.'],
+        mentions: [{ entity_id: 'ent-emoji', lines: [1] }],
+      }),
+    ]);
+    const { status, body } = await h.json('/v1/podcasts/mentions/timeseries', {
+      entity_id: 'ent-emoji',
+      interval: 'month',
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ total_episodes: 1, total_mentions: 1 });
   });
 
   it('refuses more than 1100 buckets, naming since', async () => {
