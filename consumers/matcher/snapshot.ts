@@ -1,5 +1,10 @@
 import type { Db, Queryable } from '../../src/db/db.ts';
-import type { FollowedAlert } from '../../src/matching/engine/live-watchlist.ts';
+import {
+  type FollowedAlert,
+  type KeptAlert,
+  keptOf,
+  slimState,
+} from '../../src/matching/engine/live-watchlist.ts';
 
 /**
  * The realtime matcher's snapshot (docs/matching-pipeline.md, "Restart"): the shows' languages and
@@ -56,10 +61,18 @@ export async function readSnapshot(db: Db): Promise<Snapshot | undefined> {
       'select kind, key, at, value from matcher_snapshot_entries',
     );
     if (alerts_position === null) return { position, entries, alertsPosition: undefined, alerts: [] };
-    const { rows: alerts } = await tx.query<SnapshotAlert>(
-      `select alert_id as "alertId", revision, created_position as "createdAt", state
-         from matcher_snapshot_alerts`,
-    );
+    const { rows } = await tx.query<{
+      alert_id: string;
+      revision: number;
+      created_position: string;
+      kept: KeptAlert;
+    }>('select alert_id, revision, created_position, kept from matcher_snapshot_alerts');
+    const alerts = rows.map((row) => ({
+      alertId: row.alert_id,
+      revision: row.revision,
+      createdAt: row.created_position,
+      state: slimState(row.alert_id, row.kept),
+    }));
     return { position, entries, alertsPosition: alerts_position, alerts };
   });
 }
@@ -115,17 +128,17 @@ export async function writeSnapshot(
     for (let i = 0; i < write.alerts.length; i += ROWS_PER_STATEMENT) {
       const chunk = write.alerts.slice(i, i + ROWS_PER_STATEMENT);
       await tx.query(
-        `insert into matcher_snapshot_alerts (alert_id, revision, created_position, state)
-         select u.alert_id, u.revision, u.created_position, u.state
+        `insert into matcher_snapshot_alerts (alert_id, revision, created_position, kept)
+         select u.alert_id, u.revision, u.created_position, u.kept
            from unnest($1::text[], $2::bigint[], $3::text[], $4::json[])
-             as u(alert_id, revision, created_position, state)
+             as u(alert_id, revision, created_position, kept)
          on conflict (alert_id) do update
-           set revision = excluded.revision, created_position = excluded.created_position, state = excluded.state`,
+           set revision = excluded.revision, created_position = excluded.created_position, kept = excluded.kept`,
         [
           chunk.map((a) => a.alertId),
           chunk.map((a) => a.revision),
           chunk.map((a) => a.createdAt),
-          chunk.map((a) => JSON.stringify(a.state)),
+          chunk.map((a) => JSON.stringify(keptOf(a.state))),
         ],
       );
     }

@@ -6,11 +6,12 @@
 alter table matcher_snapshot add column alerts_position text;
 
 -- Per alert the matcher follows: the last stream revision folded, the position of its AlertCreated
--- (the backfill rule) and the alerts decider's state after that revision, as the matcher keeps it
--- ({"status", "alert"}: title, description, notifications and tokens left out).
+-- (the backfill rule) and what it keeps of the alerts decider's state after that revision: the
+-- status and {projectId, organizationId, kind, deliveryCadence, entity, filters}
+-- (src/matching/engine/live-watchlist.ts, KeptAlert).
 create table matcher_snapshot_alerts (
   alert_id text primary key,
   revision bigint not null,
   created_position text not null,
-  state json not null
+  kept json not null
 );

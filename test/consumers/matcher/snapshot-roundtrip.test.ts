@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSnapshot, writeSnapshot } from '../../../consumers/matcher/snapshot.ts';
+import { slimState } from '../../../src/matching/engine/live-watchlist.ts';
 import { createDb, ENGINES } from '../../support/db.ts';
 
 describe.each(ENGINES)('matcher snapshot round trip on %s', (engine) => {
@@ -11,32 +12,21 @@ describe.each(ENGINES)('matcher snapshot round trip on %s', (engine) => {
         { kind: 'entity' as const, key: 'e,1"', at: 1732100000000.5, value: { names } },
         { kind: 'show' as const, key: 'NULL', at: -1, value: { language: 'pt-BR' } },
       ];
+      // What the matcher keeps of an alert: its status and the fields it matches with.
+      const alertId = 'alert "1",\\';
       const alert = {
-        alertId: 'alert "1",\\',
+        alertId,
         revision: 7,
         createdAt: '12/3',
-        state: {
-          status: 'paused' as const,
-          alert: {
-            id: 'alert "1",\\',
-            projectId: 'p',
-            organizationId: 'o',
-            title: '',
-            description: null,
-            kind: 'ENTITY_MENTION' as const,
-            deliveryCadence: 'REALTIME' as const,
-            entity: { entityType: 'PERSON' as const, entityId: names[0]! },
-            notifications: [],
-            filters: { languages: ['pt-BR'], speakerRoles: ['GUEST' as const] },
-            disableTokens: {},
-            createdAt: '2026-11-20T10:00:00.000Z',
-            updatedAt: '2026-11-21T10:00:00.000Z',
-            pausedAt: '2026-11-21T10:00:00.000Z',
-            disabledAt: null,
-            disabledBy: null,
-            deletedAt: null,
-          },
-        },
+        state: slimState(alertId, {
+          status: 'paused',
+          projectId: 'p',
+          organizationId: 'o',
+          kind: 'ENTITY_MENTION',
+          deliveryCadence: 'REALTIME',
+          entity: { entityType: 'PERSON', entityId: names[0]! },
+          filters: { languages: ['pt-BR'], speakerRoles: ['GUEST'] },
+        }),
       };
       expect(
         await writeSnapshot(db, { from: undefined, position: 'p1', replace: true, entries, alerts: [alert] }),
@@ -56,7 +46,7 @@ describe.each(ENGINES)('matcher snapshot round trip on %s', (engine) => {
     try {
       await db.query("insert into matcher_snapshot (name, position) values ('matcher', '5/5')");
       await db.query(
-        `insert into matcher_snapshot_alerts (alert_id, revision, created_position, state)
+        `insert into matcher_snapshot_alerts (alert_id, revision, created_position, kept)
          values ('stale', 0, '1/1', '{"status":"active"}')`,
       );
       expect(await readSnapshot(db)).toEqual({

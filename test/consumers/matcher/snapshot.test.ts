@@ -10,7 +10,7 @@ import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { resetCheckpoint } from '../../../src/subscriptions/checkpoints.ts';
 import { readConsumerCheckpoint, runConsumer } from '../../../src/subscriptions/consumer.ts';
 import { podcastEvent } from '../../catalog/support.ts';
-import { untaggedEpisode } from '../../fixtures/events.ts';
+import { episodeEvent, untaggedEpisode } from '../../fixtures/events.ts';
 import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
 
 /** An episode of `showId` naming no language of its own, that mentions Chipzilla. */
@@ -203,5 +203,27 @@ describe("the realtime matcher's snapshot", () => {
     await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
     expect(await matchesOf(second)).toEqual([]);
     expect((await alertRows()).find((row) => row.startsWith(`${german.id} `))).toMatch(/ paused /);
+  });
+
+  it("keeps an alert's creation position, so a re-sent older episode is still the backfill's", async () => {
+    await f.entity('ent-arm', 'Arm Holdings');
+    const before = episodeEvent({ lines: ['Arm Holdings filed.'] });
+    await f.ingest([before]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const alert = await f.createAlert('ent-arm');
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    await restart();
+    const [created] = await f.store.readStream(alertStream(alert.id), { limit: 1 });
+    const held = (await readSnapshot(f.db))!;
+    expect(held.alerts.find((a) => a.alertId === alert.id)?.createdAt).toBe(created!.position);
+    expect(comparePositions(held.alertsPosition!, created!.position)).toBeGreaterThanOrEqual(0);
+
+    // Matched by a matcher that took the alert from the snapshot (no alert event after it).
+    await f.ingest([{ ...before, event_id: `again-${before.event_id}` }]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const matches = (await f.matches()).filter(
+      (m) => m.data.alertId === alert.id && m.data.sourceId === before.episode.id,
+    );
+    expect(matches.map((m) => m.data.isBackfilled)).toEqual([true]);
   });
 });
