@@ -226,4 +226,16 @@ describe("the realtime matcher's snapshot", () => {
     );
     expect(matches.map((m) => m.data.isBackfilled)).toEqual([true]);
   });
+
+  it('replays every alert event, and writes the alerts, when the snapshot has none (written before 0255)', async () => {
+    await restart();
+    const held = await alertRows();
+    expect(held.length).toBeGreaterThan(0);
+    await f.db.query('update matcher_snapshot set alerts_position = null');
+    await f.db.query('delete from matcher_snapshot_alerts');
+    await restart();
+    const snapshot = await readSnapshot(f.db);
+    expect(snapshot!.alertsPosition).toBe(await checkpoint());
+    expect(await alertRows()).toEqual(held);
+  });
 });
