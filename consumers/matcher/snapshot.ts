@@ -10,7 +10,7 @@ import {
  * The realtime matcher's snapshot (docs/matching-pipeline.md, "Restart"): the shows' languages and
  * the entities' names as of a position in its feed, in matcher_snapshot and
  * matcher_snapshot_entries (migration 0252), and the alerts it follows as of `alertsPosition`, in
- * matcher_snapshot_alerts (migration 0255).
+ * matcher_snapshot_alerts (migration 0256).
  */
 
 export interface SnapshotEntry {

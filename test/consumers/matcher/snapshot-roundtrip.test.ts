@@ -41,7 +41,7 @@ describe.each(ENGINES)('matcher snapshot round trip on %s', (engine) => {
     }
   });
 
-  it('reads a snapshot whose alerts were never written (written before migration 0255) as having none', async () => {
+  it('reads a snapshot whose alerts were never written (written before migration 0256) as having none', async () => {
     const { db, drop } = await createDb(engine);
     try {
       await db.query("insert into matcher_snapshot (name, position) values ('matcher', '5/5')");

@@ -227,7 +227,7 @@ describe("the realtime matcher's snapshot", () => {
     expect(matches.map((m) => m.data.isBackfilled)).toEqual([true]);
   });
 
-  it('replays every alert event, and writes the alerts, when the snapshot has none (written before 0255)', async () => {
+  it('replays every alert event, and writes the alerts, when the snapshot has none (written before 0256)', async () => {
     await restart();
     const held = await alertRows();
     expect(held.length).toBeGreaterThan(0);
