@@ -228,11 +228,17 @@ export async function measurePipeline(
     await running;
     running = undefined;
 
-    // A restart rebuilds the watchlist from the alert and entity events up to the checkpoint.
+    // A restart rebuilds the watchlist as of the checkpoint: from the matcher's snapshot (written by
+    // the first start) and the alert, entity and podcast events stored after it.
     const checkpoint = await readConsumerCheckpoint(db, { name: 'matcher' });
     started = performance.now();
+    const restartCpu = process.cpuUsage();
     await realtimeMatcher(deps).start?.(checkpoint, new AbortController().signal);
     const restartSeconds = (performance.now() - started) / 1000;
+    const { user, system } = process.cpuUsage(restartCpu);
+    console.log(
+      `matcher restart: ${restartSeconds.toFixed(2)} s, ${((user + system) / 1e6).toFixed(2)} s CPU of this process; load average ${loadavg()[0]!.toFixed(1)}`,
+    );
 
     return {
       episodes: batch.length,

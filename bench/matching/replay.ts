@@ -1,7 +1,9 @@
 /**
  * The realtime matcher's restart: how long `start(checkpoint)` takes to rebuild its in-memory state
  * (watchlist and show languages) when the store holds many versions of each show and entity, as a
- * catalog that re-sends podcast.upserted and entity.upserted on every crawl does.
+ * catalog that re-sends podcast.upserted and entity.upserted on every crawl does, or many alerts
+ * (REPLAY_ALERTS=100000 REPLAY_ENTITIES=50000 REPLAY_ENTITY_VERSIONS=1: docs/matching-pipeline.md,
+ * "Restart"). Each start prints its wall time and the CPU time of this process.
  *
  *   npm run bench:matcher-replay
  *
@@ -129,11 +131,13 @@ async function main() {
         .join(' ');
     const timeStart = async (label: string, at: string) => {
       const started = performance.now();
+      const cpu = process.cpuUsage();
       await realtimeMatcher(deps).start!(at, new AbortController().signal);
       const ms = performance.now() - started;
+      const { user, system } = process.cpuUsage(cpu);
       console.log(
-        `start() ${label}: ${ms.toFixed(0)} ms (${Math.round(total / (ms / 1000))} state events/s to the checkpoint); ` +
-          `load average ${load()}`,
+        `start() ${label}: ${ms.toFixed(0)} ms, ${((user + system) / 1000).toFixed(0)} ms CPU of this process ` +
+          `(${Math.round(total / (ms / 1000))} state events/s to the checkpoint); load average ${load()}`,
       );
       return ms;
     };

@@ -90,7 +90,7 @@ async function measureThroughEventStore(
     `pipeline: ${result.episodes} episodes, ${result.matchesAppended} matches appended in ${result.seconds.toFixed(1)} s ` +
       `(ingest alone ${result.ingestSeconds.toFixed(1)} s); setup ${result.setupSeconds.toFixed(1)} s; ` +
       `matcher first start (watchlist from ${entities.length + alerts.length} events) ${result.firstStartSeconds.toFixed(1)} s, ` +
-      `restart rebuild ${result.restartSeconds.toFixed(1)} s`,
+      `restart rebuild (from the snapshot) ${result.restartSeconds.toFixed(2)} s`,
   );
   return result.episodesPerSecond;
 }

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { ALERT_EVENT_TYPES } from '../../src/alerts/alert.ts';
+import { ALERT_EVENT_TYPES, type AlertEvent } from '../../src/alerts/alert.ts';
 import { episodeLanguage } from '../../src/catalog/episode-language.ts';
 import type { Db } from '../../src/db/db.ts';
 import { comparePositions, type EventStore, type RecordedEvent, START } from '../../src/eventstore/port.ts';
@@ -14,12 +14,19 @@ import type { AlertMatchedData } from '../../src/matching/types.ts';
 import { causedBy, withCorrelation } from '../../src/observability/correlation.ts';
 import { metrics } from '../../src/observability/metrics.ts';
 import type { Consumer } from '../../src/subscriptions/consumer.ts';
-import { readSnapshot, readSnapshotPosition, type SnapshotEntry, writeSnapshot } from './snapshot.ts';
+import {
+  readSnapshot,
+  readSnapshotPosition,
+  type SnapshotAlert,
+  type SnapshotEntry,
+  writeSnapshot,
+} from './snapshot.ts';
 
 /** What the matcher holds in memory follows these events; the rest of its feed is episodes. */
 const STATE_EVENT_TYPES: readonly string[] = [...WATCHLIST_EVENT_TYPES, ...SHOW_LANGUAGE_EVENT_TYPES];
 /** Those of them a catalog sends again on every crawl: kept in the snapshot, replayed after it. */
 const CRAWLED_EVENT_TYPES: readonly string[] = ['EntityUpserted', ...SHOW_LANGUAGE_EVENT_TYPES];
+const ALERT_TYPES: ReadonlySet<string> = new Set(ALERT_EVENT_TYPES);
 
 export interface RealtimeMatcherDeps {
   db: Db;
@@ -43,9 +50,9 @@ export interface MatcherStats {
  * The realtime matcher: follows EpisodeTranscribed together with the alert, entity and podcast
  * events in one ordered feed, so each episode is matched against exactly the alerts, names and
  * show languages that existed when it was appended. On (re)start the in-memory watchlist and show
- * languages are rebuilt as of the checkpoint: the shows' languages and entities' names from the
- * matcher's snapshot plus the podcast and entity events after it, and every alert event
- * (docs/matching-pipeline.md, "Restart"). Matches are appended as
+ * languages are rebuilt as of the checkpoint from the matcher's snapshot (the shows' languages, the
+ * entities' names and the alerts it follows) plus the podcast, entity and alert events stored after
+ * it (docs/matching-pipeline.md, "Restart"). Matches are appended as
  * AlertMatched (id = match id) before the checkpoint moves: a crash in between repeats them as
  * no-ops.
  *
@@ -61,11 +68,13 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
   let snapshotReplace = false;
   const dirtyShows = new Set<string>();
   const dirtyEntities = new Set<string>();
+  const dirtyAlerts = new Set<string>();
   const apply = (event: RecordedEvent) => {
     live.apply(event);
     shows.apply(event);
     if (event.type === 'PodcastUpserted') dirtyShows.add((event.data as PodcastUpserted).podcast.id);
     else if (event.type === 'EntityUpserted') dirtyEntities.add((event.data as EntityUpserted).entity.id);
+    else if (ALERT_TYPES.has(event.type)) dirtyAlerts.add((event.data as AlertEvent['data']).alertId);
   };
   const log = deps.log.child({ consumer: 'matcher' });
 
@@ -92,12 +101,13 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
   };
 
   /**
-   * Writes the shows and entities changed since the snapshot (all of them when it is replaced) as
-   * of `appliedThrough`, which the checkpoint has reached. Another writer having moved the
-   * snapshot, the next write is whole.
+   * Writes the shows, entities and alerts changed since the snapshot (all of them when it is
+   * replaced) as of `appliedThrough`, which the checkpoint has reached. Another writer having moved
+   * the snapshot, the next write is whole.
    */
   const saveSnapshot = async () => {
-    if (!snapshotReplace && dirtyShows.size === 0 && dirtyEntities.size === 0) return;
+    if (!snapshotReplace && dirtyShows.size === 0 && dirtyEntities.size === 0 && dirtyAlerts.size === 0)
+      return;
     const entries: SnapshotEntry[] = [];
     const showIds = snapshotReplace ? [...shows.entries()].map(([id]) => id) : dirtyShows;
     for (const id of showIds) {
@@ -109,11 +119,19 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
       const held = live.entity(id);
       if (held) entries.push({ kind: 'entity', key: id, at: held.at, value: { names: held.names } });
     }
+    const alerts: SnapshotAlert[] = [];
+    if (snapshotReplace) for (const [alertId, held] of live.alertEntries()) alerts.push({ alertId, ...held });
+    else
+      for (const alertId of dirtyAlerts) {
+        const held = live.alert(alertId);
+        if (held) alerts.push({ alertId, ...held });
+      }
     const written = await writeSnapshot(deps.db, {
       from: snapshotAt,
       position: appliedThrough,
       replace: snapshotReplace,
       entries,
+      alerts,
     });
     if (!written) {
       // Another holder moved it (a retry-parked run, a standby taking over). Its snapshot and this
@@ -128,6 +146,7 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
     snapshotReplace = false;
     dirtyShows.clear();
     dirtyEntities.clear();
+    dirtyAlerts.clear();
   };
 
   return {
@@ -140,13 +159,19 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
       shows = new ShowLanguages();
       dirtyShows.clear();
       dirtyEntities.clear();
+      dirtyAlerts.clear();
       const started = performance.now();
       // A snapshot past the checkpoint (a reset or rebuild moved the checkpoint back) holds events
-      // the checkpoint has not reached: everything is replayed and the snapshot replaced.
+      // the checkpoint has not reached: everything is replayed and the snapshot replaced. So are
+      // the alerts of a snapshot that has none written with it (alertsPosition undefined).
       const snapshot = await readSnapshot(deps.db);
       snapshotAt = snapshot?.position;
       const usable = snapshot !== undefined && comparePositions(snapshot.position, checkpoint) <= 0;
-      snapshotReplace = !usable;
+      const alertsAt =
+        snapshot?.alertsPosition !== undefined && comparePositions(snapshot.alertsPosition, checkpoint) <= 0
+          ? snapshot.alertsPosition
+          : undefined;
+      snapshotReplace = !usable || alertsAt === undefined;
       if (usable) {
         for (const entry of snapshot.entries) {
           if (entry.kind === 'show')
@@ -161,16 +186,19 @@ export function realtimeMatcher(deps: RealtimeMatcherDeps, stats?: MatcherStats)
             });
         }
       }
+      if (alertsAt !== undefined) for (const held of snapshot!.alerts) live.restoreAlert(held.alertId, held);
       // Shows, entities and alerts are independent, and the watchlist is the same whatever the
-      // order of its entity and alert updates: alerts are replayed whole, the rest after the snapshot.
-      const alerts = await replay(START, checkpoint, ALERT_EVENT_TYPES, signal);
+      // order of its entity and alert updates: each kind is replayed after the snapshot's position
+      // for it (docs/matching-pipeline.md, "Restart").
+      const alerts = await replay(alertsAt ?? START, checkpoint, ALERT_EVENT_TYPES, signal);
       const tail = await replay(usable ? snapshot.position : START, checkpoint, CRAWLED_EVENT_TYPES, signal);
       appliedThrough = checkpoint;
       await saveSnapshot();
       log.info(
         {
           replayed: alerts + tail,
-          fromSnapshot: usable ? snapshot.entries.length : 0,
+          fromSnapshot:
+            (usable ? snapshot.entries.length : 0) + (alertsAt !== undefined ? snapshot!.alerts.length : 0),
           alerts: live.index.alertCount,
           ms: Math.round(performance.now() - started),
         },

@@ -16,8 +16,10 @@ export const WATCHLIST_EVENT_TYPES: readonly string[] = [...ALERT_EVENT_TYPES, '
 
 const ALERT_TYPES: ReadonlySet<string> = new Set(ALERT_EVENT_TYPES);
 
-interface Followed {
-  state: AlertState;
+/** What the matcher keeps of an alert: enough to fold its next events and to watch it. */
+export interface FollowedAlert {
+  /** The decider's state after `revision`, slimmed to what matching needs. */
+  state: Exclude<AlertState, { status: 'initial' }>;
   revision: number;
   /** Position of the AlertCreated event. */
   createdAt: string;
@@ -52,7 +54,7 @@ export function watchedAlertOf(
  */
 export class LiveWatchlist {
   readonly watchlist = new Watchlist();
-  private readonly alerts = new Map<string, Followed>();
+  private readonly alerts = new Map<string, FollowedAlert>();
   private readonly entityVersions = new Map<string, number>();
 
   get index() {
@@ -91,6 +93,20 @@ export class LiveWatchlist {
     this.watchlist.upsertEntity({ id: entityId, name, aliases });
   }
 
+  /** What is held for the alert, when it is known. */
+  alert(alertId: string): FollowedAlert | undefined {
+    return this.alerts.get(alertId);
+  }
+
+  alertEntries(): IterableIterator<[string, FollowedAlert]> {
+    return this.alerts.entries();
+  }
+
+  /** Puts back an alert read from a snapshot, as if its events up to `revision` had been applied. */
+  restoreAlert(alertId: string, followed: FollowedAlert): void {
+    this.follow(alertId, followed);
+  }
+
   /** Position of the alert's AlertCreated, when the alert is known. */
   createdPositionOf(alertId: string): string | undefined {
     return this.alerts.get(alertId)?.createdAt;
@@ -111,20 +127,64 @@ export class LiveWatchlist {
     if (followed && event.revision <= followed.revision) return;
     const state = evolve(followed?.state ?? initialAlertState(), alertEvent);
     if (state.status === 'initial') return;
-    this.alerts.set(alertId, {
+    this.follow(alertId, {
       state: slim(state),
       revision: event.revision,
       createdAt: event.type === 'AlertCreated' ? event.position : (followed?.createdAt ?? event.position),
     });
-    if (state.status === 'active') this.watchlist.putAlert(watchedAlertOf(state.alert));
+  }
+
+  private follow(alertId: string, followed: FollowedAlert): void {
+    this.alerts.set(alertId, followed);
+    if (followed.state.status === 'active') this.watchlist.putAlert(watchedAlertOf(followed.state.alert));
     else this.watchlist.removeAlert(alertId);
   }
 }
 
-/** Only what matching needs stays in memory (100,000 alerts). */
-function slim(state: Exclude<AlertState, { status: 'initial' }>): AlertState {
+/**
+ * What the matcher keeps of an alert besides its id: what watchedAlertOf reads, and the delivery
+ * cadence. The rest of the decider's state (texts, recipients, tokens, timestamps) it never reads.
+ */
+export type KeptAlert = { status: FollowedAlert['state']['status'] } & Pick<
+  Alert,
+  'projectId' | 'organizationId' | 'kind' | 'deliveryCadence' | 'entity' | 'filters'
+>;
+
+export function keptOf({ status, alert }: FollowedAlert['state']): KeptAlert {
+  const { projectId, organizationId, kind, deliveryCadence, entity, filters } = alert;
+  return { status, projectId, organizationId, kind, deliveryCadence, entity, filters };
+}
+
+/**
+ * The state the matcher holds for what it keeps: a decider state with everything else blank, so
+ * the alert's next events fold onto it as onto the whole state, and slim(state) depends on the
+ * kept fields alone (a snapshot round trip gives back the same state).
+ */
+export function slimState(alertId: string, kept: KeptAlert): FollowedAlert['state'] {
+  // Spelled out: object rest and spread cost several times more, 100,000 times on a restart.
   return {
-    status: state.status,
-    alert: { ...state.alert, title: '', description: null, notifications: [], disableTokens: {} },
+    status: kept.status,
+    alert: {
+      id: alertId,
+      projectId: kept.projectId,
+      organizationId: kept.organizationId,
+      kind: kept.kind,
+      deliveryCadence: kept.deliveryCadence,
+      entity: kept.entity,
+      filters: kept.filters,
+      title: '',
+      description: null,
+      notifications: [],
+      disableTokens: {},
+      createdAt: '',
+      updatedAt: '',
+      pausedAt: null,
+      disabledAt: null,
+      disabledBy: null,
+      deletedAt: null,
+    },
   };
 }
+
+/** Only what matching needs stays in memory (100,000 alerts). */
+const slim = (state: Exclude<AlertState, { status: 'initial' }>) => slimState(state.alert.id, keptOf(state));

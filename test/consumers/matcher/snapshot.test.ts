@@ -1,15 +1,16 @@
-// The realtime matcher's snapshot of the shows' languages and the entities' names
-// (docs/matching-pipeline.md, "Restart"): a restart loads it and replays only the podcast and entity
-// events after it, and matches exactly as a replay of every event would.
+// The realtime matcher's snapshot of the shows' languages, the entities' names and the alerts
+// (docs/matching-pipeline.md, "Restart"): a restart loads it and replays only the podcast, entity
+// and alert events after it, and matches exactly as a replay of every event would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realtimeMatcher } from '../../../consumers/matcher/realtime.ts';
 import { readSnapshot, writeSnapshot } from '../../../consumers/matcher/snapshot.ts';
+import { alertStream } from '../../../src/alerts/alert.ts';
 import { comparePositions, type EventStore } from '../../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../../src/ingestion/events.ts';
 import { resetCheckpoint } from '../../../src/subscriptions/checkpoints.ts';
 import { readConsumerCheckpoint, runConsumer } from '../../../src/subscriptions/consumer.ts';
 import { podcastEvent } from '../../catalog/support.ts';
-import { untaggedEpisode } from '../../fixtures/events.ts';
+import { episodeEvent, untaggedEpisode } from '../../fixtures/events.ts';
 import { type PipelineFixture, pipelineFixture, runUntilCaughtUp } from '../../matching/support.ts';
 
 /** An episode of `showId` naming no language of its own, that mentions Chipzilla. */
@@ -26,6 +27,13 @@ describe("the realtime matcher's snapshot", () => {
   const entries = async () =>
     (await readSnapshot(f.db))!.entries
       .map((e) => `${e.kind} ${e.key} ${e.at} ${JSON.stringify(e.value)}`)
+      .sort();
+  const alertRows = async () =>
+    (await readSnapshot(f.db))!.alerts
+      .map(
+        (a) =>
+          `${a.alertId} ${a.revision} ${a.createdAt} ${a.state.status} ${JSON.stringify(a.state.alert.filters)}`,
+      )
       .sort();
   const matchesOf = async (episode: EpisodeTranscribed) =>
     (await f.matches())
@@ -103,10 +111,14 @@ describe("the realtime matcher's snapshot", () => {
     await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
     await restart();
     const incremental = await entries();
+    const incrementalAlerts = await alertRows();
     await f.db.query('delete from matcher_snapshot_entries');
+    await f.db.query('delete from matcher_snapshot_alerts');
     await f.db.query('delete from matcher_snapshot');
     await restart();
     expect(await entries()).toEqual(incremental);
+    expect(await alertRows()).toEqual(incrementalAlerts);
+    expect(incrementalAlerts).toHaveLength(2);
     expect(incremental).toContain(
       `entity ent-chip ${Date.parse('2026-11-20T10:00:00Z')} {"names":["Chipzilla","Chipzilla Inc","CZ"]}`,
     );
@@ -125,7 +137,12 @@ describe("the realtime matcher's snapshot", () => {
 
     await resetCheckpoint(f.db, 'consumer:matcher');
     await realtimeMatcher(f.deps).start!(await checkpoint(), never);
-    expect(await readSnapshot(f.db)).toMatchObject({ position: await checkpoint(), entries: [] });
+    expect(await readSnapshot(f.db)).toMatchObject({
+      position: await checkpoint(),
+      entries: [],
+      alertsPosition: await checkpoint(),
+      alerts: [],
+    });
     await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
     await restart();
     expect(await entries()).toEqual(before);
@@ -142,6 +159,7 @@ describe("the realtime matcher's snapshot", () => {
         position: before!.position,
         replace: true,
         entries: [stale],
+        alerts: [],
       }),
     ).toBe(false);
     expect(
@@ -150,8 +168,74 @@ describe("the realtime matcher's snapshot", () => {
         position: before!.position,
         replace: true,
         entries: [stale],
+        alerts: [],
       }),
     ).toBe(false);
     expect(await readSnapshot(f.db)).toEqual(before);
+  });
+
+  it('replays the alert events stored after the snapshot', async () => {
+    // A German show: its episodes match the German alert while it is active.
+    const first = untagged('show-g');
+    await f.ingest([
+      podcastEvent({ id: 'show-g', title: 'Show G', language: 'de' }, '2026-11-23T10:00:00Z'),
+      first,
+    ]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    expect(await matchesOf(first)).toEqual([expect.objectContaining({ alertId: german.id, language: 'de' })]);
+    await restart();
+    const before = await readSnapshot(f.db);
+    expect(before!.alerts.find((a) => a.alertId === german.id)?.state.status).toBe('active');
+
+    // The alert is paused: a batch applies the pause and moves the checkpoint, and the snapshot
+    // stays before it (it takes changes in at the next batch).
+    await f.store.append(alertStream(german.id), [
+      { type: 'AlertPaused', data: { alertId: german.id, pausedAt: '2026-11-23T11:00:00.000Z' } },
+    ]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const after = await readSnapshot(f.db);
+    expect(after!.alertsPosition).toBe(before!.alertsPosition);
+    expect(comparePositions(await checkpoint(), after!.alertsPosition!)).toBeGreaterThan(0);
+
+    // A restart from that snapshot knows the alert is paused: the next German episode is not matched.
+    const second = untagged('show-g');
+    await f.ingest([second]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    expect(await matchesOf(second)).toEqual([]);
+    expect((await alertRows()).find((row) => row.startsWith(`${german.id} `))).toMatch(/ paused /);
+  });
+
+  it("keeps an alert's creation position, so a re-sent older episode is still the backfill's", async () => {
+    await f.entity('ent-arm', 'Arm Holdings');
+    const before = episodeEvent({ lines: ['Arm Holdings filed.'] });
+    await f.ingest([before]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const alert = await f.createAlert('ent-arm');
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    await restart();
+    const [created] = await f.store.readStream(alertStream(alert.id), { limit: 1 });
+    const held = (await readSnapshot(f.db))!;
+    expect(held.alerts.find((a) => a.alertId === alert.id)?.createdAt).toBe(created!.position);
+    expect(comparePositions(held.alertsPosition!, created!.position)).toBeGreaterThanOrEqual(0);
+
+    // Matched by a matcher that took the alert from the snapshot (no alert event after it).
+    await f.ingest([{ ...before, event_id: `again-${before.event_id}` }]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const matches = (await f.matches()).filter(
+      (m) => m.data.alertId === alert.id && m.data.sourceId === before.episode.id,
+    );
+    expect(matches.map((m) => m.data.isBackfilled)).toEqual([true]);
+  });
+
+  it('replays every alert event, and writes the alerts, when the snapshot has none (written before 0256)', async () => {
+    await restart();
+    const held = await alertRows();
+    expect(held.length).toBeGreaterThan(0);
+    await f.db.query('update matcher_snapshot set alerts_position = null');
+    await f.db.query('delete from matcher_snapshot_alerts');
+    await restart();
+    const snapshot = await readSnapshot(f.db);
+    expect(snapshot!.alertsPosition).toBe(await checkpoint());
+    expect(await alertRows()).toEqual(held);
   });
 });
