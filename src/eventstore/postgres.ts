@@ -102,32 +102,54 @@ const READ_ALL = `select ${EVENT_COLUMNS} from events e
 
 // One ordered index range per type (events_type), merged; head is the last visible event of any
 // type, read in the same snapshot, so a filtered reader can move past events it does not want.
-const READ_ALL_FILTERED = `select h.head, p.* from
+// Each type is its own branch with its own parameter ($4, $5, …): PostgreSQL plans each for that
+// type's statistics. One plan for every type of a list (a lateral join over the types) was made for
+// a common type on an analyzed store: the primary key walked from `after`, filtered by type, which
+// for a type with fewer later events than the page went to the end of the store, on every page
+// (docs/event-store.md, "Reading").
+const filteredReads = new Map<number, string>();
+function readAllFiltered(typeCount: number): string {
+  let sql = filteredReads.get(typeCount);
+  if (sql) return sql;
+  const branches = Array.from(
+    { length: typeCount },
+    (_, k) => `(select e.transaction_id as xid, ${EVENT_COLUMNS} from events e
+       where e.type = $${k + 4} and ${AFTER} and ${VISIBLE}
+       order by e.transaction_id, e.global_position
+       limit $3)`,
+  );
+  sql = `select h.head, p.* from
   (select (select e.transaction_id::text || '/' || e.global_position from events e
            where ${VISIBLE} order by e.transaction_id desc, e.global_position desc limit 1) as head) h
   left join lateral (
-    select f.* from unnest($4::text[]) as t(type)
-    cross join lateral (
-      select e.transaction_id as xid, ${EVENT_COLUMNS} from events e
-      where e.type = t.type and ${AFTER} and ${VISIBLE}
-      order by e.transaction_id, e.global_position
-      limit $3
-    ) f
+    select f.* from (${branches.join(' union all ')}) f
     order by f.xid, f.gp
     limit $3
   ) p on true
   order by p.xid, p.gp`;
+  filteredReads.set(typeCount, sql);
+  return sql;
+}
 
 // The newest committed event in this snapshot, readable by readAll or not yet; per type, one
-// backward step of that type's index range.
+// backward step of that type's index range, each type a branch of its own as in readAllFiltered.
 const HEAD = `select e.transaction_id::text || '/' || e.global_position as head from events e
   order by e.transaction_id desc, e.global_position desc limit 1`;
-const HEAD_FILTERED = `select h.transaction_id::text || '/' || h.global_position as head from unnest($1::text[]) as t(type)
-  cross join lateral (
-    select e.transaction_id, e.global_position from events e where e.type = t.type
-    order by e.transaction_id desc, e.global_position desc limit 1
-  ) h
+const filteredHeads = new Map<number, string>();
+function headFiltered(typeCount: number): string {
+  let sql = filteredHeads.get(typeCount);
+  if (sql) return sql;
+  const branches = Array.from(
+    { length: typeCount },
+    (_, k) => `(select e.transaction_id, e.global_position from events e where e.type = $${k + 1}
+       order by e.transaction_id desc, e.global_position desc limit 1)`,
+  );
+  sql = `select h.transaction_id::text || '/' || h.global_position as head
+  from (${branches.join(' union all ')}) h
   order by h.transaction_id desc, h.global_position desc limit 1`;
+  filteredHeads.set(typeCount, sql);
+  return sql;
+}
 
 const COUNT_ALL = `select count(*) as n from events e
   where ${AFTER} and ${VISIBLE} and ($3::text[] is null or e.type = any ($3::text[]))`;
@@ -338,16 +360,18 @@ export function createPostgresEventStore(
       return { events, lastPosition: events.at(-1)?.position ?? after };
     }
     if (types.length === 0) return { events: [], lastPosition: after };
-    const params = [xid, gp, limit, [...new Set(types)]];
+    const distinct = [...new Set(types)];
+    const sql = readAllFiltered(distinct.length);
+    const params = [xid, gp, limit, ...distinct];
     // A bitmap scan would read all of a type's later events before sorting; the planner chooses it
     // when it guesses few (a store not analyzed since a bulk append), and a catch-up then costs the
     // square of the backlog (docs/event-store.md, "Reading").
     const { rows } = walk
       ? await db.transaction(async (tx) => {
           await tx.query('set local enable_bitmapscan = off');
-          return tx.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, params);
+          return tx.query<EventRow & { head: string | null }>(sql, params);
         })
-      : await db.query<EventRow & { head: string | null }>(READ_ALL_FILTERED, params);
+      : await db.query<EventRow & { head: string | null }>(sql, params);
     const events = rows.filter((row) => row.event_id !== null).map(toRecorded);
     if (events.length === limit) return { events, lastPosition: events.at(-1)!.position };
     const head = rows[0]?.head;
@@ -428,9 +452,10 @@ export function createPostgresEventStore(
     readAll,
 
     async headPosition(headOptions = {}) {
-      const types = headOptions.eventTypes;
+      const types = headOptions.eventTypes && [...new Set(headOptions.eventTypes)];
+      if (types?.length === 0) return START;
       const { rows } = types
-        ? await db.query<{ head: string }>(HEAD_FILTERED, [[...new Set(types)]])
+        ? await db.query<{ head: string }>(headFiltered(types.length), types)
         : await db.query<{ head: string }>(HEAD);
       return rows[0]?.head ?? START;
     },
