@@ -227,6 +227,23 @@ describe("the realtime matcher's snapshot", () => {
     expect(matches.map((m) => m.data.isBackfilled)).toEqual([true]);
   });
 
+  it('reads no alert event on a restart from a snapshot at the checkpoint: the alerts come from the snapshot', async () => {
+    await restart();
+    let alertEvents = 0;
+    const counting: EventStore = Object.assign(Object.create(f.store) as EventStore, {
+      readAll: async (...args: Parameters<EventStore['readAll']>) => {
+        const page = await f.store.readAll(...args);
+        alertEvents += page.events.filter((e) => e.type.startsWith('Alert')).length;
+        return page;
+      },
+    });
+    const held = await alertRows();
+    expect(held.length).toBeGreaterThan(0);
+    await realtimeMatcher({ ...f.deps, store: counting }).start!(await checkpoint(), never);
+    expect(alertEvents).toBe(0);
+    expect(await alertRows()).toEqual(held);
+  });
+
   it('replays the alert events after alerts_position when an older matcher moved only the position', async () => {
     // A matcher from before migration 0256 (a rolling deploy) moves `position` and leaves the alert
     // rows and `alerts_position` where a newer one wrote them: those rows are as of alerts_position.
