@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ClipPosition } from '../../projections/clips/queries.ts';
 import { utcInstant } from '../date-time.ts';
 
 /** The keyset position of an episode page (and a mention page): its last episode's published_at and id. */
@@ -30,6 +31,12 @@ function positionWith(position: unknown, keys: string[]): position is Record<str
 
 export const isEpisodePosition = (position: unknown): position is EpisodePosition =>
   positionWith(position, ['p', 'i']) && typeof position.i === 'string';
+
+export const isClipPosition = (position: unknown): position is ClipPosition => {
+  if (typeof position !== 'object' || position === null || Array.isArray(position)) return false;
+  const { s, i } = position as { s?: unknown; i?: unknown };
+  return Object.keys(position).length === 2 && Number.isSafeInteger(s) && typeof i === 'string';
+};
 
 export const isSegmentPosition = (position: unknown): position is SegmentPosition =>
   positionWith(position, ['p', 'e', 'n', 'i']) &&

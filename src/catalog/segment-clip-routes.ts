@@ -7,7 +7,7 @@ import type { Queryable } from '../db/db.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
-import { isSegmentPosition, segmentPage } from './pages.ts';
+import { isClipPosition, isSegmentPosition, segmentPage } from './pages.ts';
 import { assertRange, instantOf } from './params.ts';
 import { entityIdsOf, speakerEntities } from './references.ts';
 import { clipSchema, idParams, instant, segmentSchema } from './schemas.ts';
@@ -282,7 +282,7 @@ export function segmentClipRoutes(transcripts: Transcripts) {
           podcastId = id;
         }
         const speakerIds = q.speaker === undefined ? undefined : await entityIdsOf(app.db, q.speaker);
-        const after = q.cursor ? app.cursors.decode<{ s: number; i: string }>(q.cursor) : undefined;
+        const after = q.cursor ? app.cursors.decode(q.cursor, 'cursor', isClipPosition) : undefined;
         const rows = await listClips(
           app.db,
           {

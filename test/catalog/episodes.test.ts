@@ -421,7 +421,7 @@ describe('episodes, transcripts, segments and clips', () => {
     expect(second.has_more).toBe(false);
   });
 
-  it('refuses with 400 invalid_cursor a cursor another list issued, on each episode and segment list', async () => {
+  it('refuses with 400 invalid_cursor a cursor another list issued, on each episode, segment and clip list', async () => {
     // What GET /v1/projects/{id}/alerts issues (src/http/pagination.ts): also a `p` and an `i`.
     const alerts = h.app.cursors.encode({
       p: 'ePsB3h7PGAowQfpa7Sfnah',
@@ -436,6 +436,7 @@ describe('episodes, transcripts, segments and clips', () => {
       ['/v1/podcasts/pod-1/episodes', {}, [alerts, segments]],
       ['/v1/podcasts/segments', { podcast_id: 'pod-1' }, [alerts, episodes]],
       ['/v1/podcasts/episodes/ep-full/segments', {}, [alerts, episodes]],
+      ['/v1/podcasts/clips', {}, [alerts, episodes, segments]],
     ] as const;
     for (const [url, query, foreign] of lists)
       for (const cursor of foreign) {

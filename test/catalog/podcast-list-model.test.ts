@@ -3,10 +3,17 @@ import { catalogEpisodesProjection } from '../../projections/catalog-episodes/pr
 import { podcastFormatsProjection } from '../../projections/podcast-formats/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import { catalogProjections } from '../../src/catalog/capability.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { validateEvent } from '../../src/ingestion/validate.ts';
-import { catchUpProjection, rebuildProjection } from '../../src/subscriptions/projection-runner.ts';
-import { ENGINES } from '../support/db.ts';
+import {
+  catchUpProjection,
+  projectionSubscriber,
+  rebuildProjection,
+} from '../../src/subscriptions/projection-runner.ts';
+import { retryParked } from '../../src/subscriptions/runner.ts';
+import { createDb, ENGINES } from '../support/db.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
 
 const AI = { id: 'top-ai', name: 'AI', ancestry: 'technology/ai' };
@@ -174,3 +181,67 @@ describe.each(ENGINES)('topic ancestries with an empty prefix on %s', (engine) =
     expect(shares).toEqual([]);
   });
 });
+
+describe.each(ENGINES)(
+  'a store written under the old topic_prefixes rule, migrated by 0255, on %s',
+  (engine) => {
+    it("applies the parked events after the migration, and a rebuild of each source's projection gives the same list", async () => {
+      const { db, drop } = await createDb(engine, { migratedBefore: 255 });
+      const store = createPostgresEventStore(db);
+      try {
+        const empty = { id: 'top-empty', name: 'Empty', ancestry: '' };
+        const rooted = { id: 'top-rooted', name: 'Rooted', ancestry: '/news//world' };
+        // The episode before its show: its '' share is written while the show has no list rows.
+        await ingestEvents(store, [
+          episodeOf({ id: 'e1', podcastId: 'pod-e', podcastTitle: 'Episodes', topics: [empty, rooted] }),
+        ]);
+        for (const projection of catalogProjections)
+          await catchUpProjection(db, store, projection, { retries: 0 });
+        await ingestEvents(store, [
+          podcastEvent({ id: 'pod-d', title: 'Declared', topics: [empty, rooted] }),
+          podcastEvent({ id: 'pod-e', title: 'Episodes' }),
+        ]);
+        for (const projection of catalogProjections)
+          await catchUpProjection(db, store, projection, { retries: 0 });
+        const parked = async () =>
+          (await db.query<{ subscription: string }>('select subscription from parked_events')).rows;
+        expect((await parked()).length).toBeGreaterThan(0);
+        const emptyShares = async () =>
+          (await db.query("select podcast_id from podcast_topic_shares where ancestry = ''")).rows;
+        expect(await emptyShares()).toEqual([{ podcast_id: 'pod-e' }]);
+
+        await migrate(db);
+        for (const projection of catalogProjections)
+          await retryParked(db, store, projectionSubscriber(projection));
+        expect(await parked()).toEqual([]);
+        const list = async () =>
+          (
+            await db.query<{ row: string }>(
+              `select podcast_id || ' [' || ancestry || '] ' || coalesce(share::text, '-') as row
+               from podcast_list order by podcast_id, ancestry`,
+            )
+          ).rows.map((r) => r.row);
+        const expected = [
+          'pod-d [] -',
+          'pod-d [/news] 1',
+          'pod-d [/news/] 1',
+          'pod-d [/news//world] 1',
+          'pod-e [] -',
+          'pod-e [/news] 1',
+          'pod-e [/news/] 1',
+          'pod-e [/news//world] 1',
+        ];
+        expect(await list()).toEqual(expected);
+        expect(await emptyShares()).toEqual([]);
+        for (const projection of [podcastsProjection, podcastFormatsProjection, catalogEpisodesProjection]) {
+          await rebuildProjection(db, store, projection, { retries: 0 });
+          expect(await parked(), projection.name).toEqual([]);
+          expect(await list(), projection.name).toEqual(expected);
+        }
+      } finally {
+        await store.close();
+        await drop();
+      }
+    });
+  },
+);

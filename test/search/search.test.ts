@@ -360,6 +360,27 @@ describe('mentions', () => {
     expect(series.body).toMatchObject({ total_episodes: 1, total_mentions: 1 });
   });
 
+  it('detects a name of more than 8 words (bound as one array) only where its words follow in order', async () => {
+    const name = 'Alpha Bravo Charlie Delta Echo Foxtrot Golf Hotel India';
+    const lines = [
+      'Hello.',
+      'Alpha Bravo Charlie Delta Echo Foxtrot Golf India Hotel.',
+      'Alpha Bravo Charlie Delta Echo Foxtrot Golf Hotel.',
+      'India was next.',
+      `We met ${name} today.`,
+      'Alpha Bravo Charlie Delta Echo Foxtrot Golf Hotel Hotel India.',
+    ];
+    await h.ingest([episodeEvent({ id: 'ep-nine', publishedAt: '2026-11-12T08:00:00Z', lines })]);
+    await h.ingest([entityEvent({ id: 'ent-nine', name, aliases: [], entity_type: 'PERSON' })]);
+    const list = await h.json(MENTIONS, { entity_id: 'ent-nine', context_lines: '0' });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((i: { episode: { id: string } }) => i.episode.id)).toEqual(['ep-nine']);
+    expect(list.body.data[0]).toMatchObject({ mention_count: 1 });
+    expect(list.body.data[0].windows.map((w: { lines: { number: number }[] }) => w.lines[0]!.number)).toEqual(
+      [5],
+    );
+  });
+
   it('keeps 50 windows and says truncated past them', async () => {
     const lines = Array.from({ length: 120 }, (_, i) =>
       i % 2 === 0 ? 'Zebra Corp again.' : 'Nothing here.',

@@ -227,6 +227,55 @@ describe("the realtime matcher's snapshot", () => {
     expect(matches.map((m) => m.data.isBackfilled)).toEqual([true]);
   });
 
+  it('reads no alert event on a restart from a snapshot at the checkpoint: the alerts come from the snapshot', async () => {
+    await restart();
+    let alertEvents = 0;
+    const counting: EventStore = Object.assign(Object.create(f.store) as EventStore, {
+      readAll: async (...args: Parameters<EventStore['readAll']>) => {
+        const page = await f.store.readAll(...args);
+        alertEvents += page.events.filter((e) => e.type.startsWith('Alert')).length;
+        return page;
+      },
+    });
+    const held = await alertRows();
+    expect(held.length).toBeGreaterThan(0);
+    await realtimeMatcher({ ...f.deps, store: counting }).start!(await checkpoint(), never);
+    expect(alertEvents).toBe(0);
+    expect(await alertRows()).toEqual(held);
+  });
+
+  it('replays the alert events after alerts_position when an older matcher moved only the position', async () => {
+    // A matcher from before migration 0256 (a rolling deploy) moves `position` and leaves the alert
+    // rows and `alerts_position` where a newer one wrote them: those rows are as of alerts_position.
+    await restart();
+    const before = (await readSnapshot(f.db))!;
+    expect(before.alerts.find((a) => a.alertId === german.id)?.state.status).toBe('paused');
+    await f.store.append(alertStream(german.id), [
+      { type: 'AlertResumed', data: { alertId: german.id, resumedAt: '2026-11-23T12:00:00.000Z' } },
+    ]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    const moved = await f.db.query('update matcher_snapshot set position = $1 where position = $2', [
+      await checkpoint(),
+      before.position,
+    ]);
+    expect(moved.rowCount).toBe(1);
+    const lagging = (await readSnapshot(f.db))!;
+    expect(lagging.alertsPosition).toBe(before.alertsPosition);
+    expect(comparePositions(lagging.position, lagging.alertsPosition!)).toBeGreaterThan(0);
+
+    // The restart takes the rows as of alerts_position and replays the resume stored after it.
+    await restart();
+    const after = (await readSnapshot(f.db))!;
+    expect(after.alertsPosition).toBe(await checkpoint());
+    expect((await alertRows()).find((row) => row.startsWith(`${german.id} `))).toMatch(/ active /);
+    const episode = untagged('show-g');
+    await f.ingest([episode]);
+    await runUntilCaughtUp(f.db, f.store, realtimeMatcher(f.deps));
+    expect(await matchesOf(episode)).toEqual([
+      expect.objectContaining({ alertId: german.id, language: 'de' }),
+    ]);
+  });
+
   it('replays every alert event, and writes the alerts, when the snapshot has none (written before 0256)', async () => {
     await restart();
     const held = await alertRows();
