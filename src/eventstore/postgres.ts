@@ -107,49 +107,56 @@ const READ_ALL = `select ${EVENT_COLUMNS} from events e
 // a common type on an analyzed store: the primary key walked from `after`, filtered by type, which
 // for a type with fewer later events than the page went to the end of the store, on every page
 // (docs/event-store.md, "Reading").
-const filteredReads = new Map<number, string>();
-function readAllFiltered(typeCount: number): string {
-  let sql = filteredReads.get(typeCount);
-  if (sql) return sql;
-  const branches = Array.from(
-    { length: typeCount },
-    (_, k) => `(select e.transaction_id as xid, ${EVENT_COLUMNS} from events e
-       where e.type = $${k + 4} and ${AFTER} and ${VISIBLE}
-       order by e.transaction_id, e.global_position
-       limit $3)`,
-  );
-  sql = `select h.head, p.* from
+/**
+ * A statement with one branch per event type, each comparing `e.type` with its own parameter
+ * (`$first`, `$first + 1`, …), joined by `union all`; built once per number of types.
+ */
+function perTypeStatement(
+  first: number,
+  branch: (type: string) => string,
+  around: (branches: string) => string,
+) {
+  const built = new Map<number, string>();
+  return (typeCount: number): string => {
+    let sql = built.get(typeCount);
+    if (sql === undefined) {
+      const branches = Array.from({ length: typeCount }, (_, k) => branch(`$${first + k}`));
+      sql = around(branches.join(' union all '));
+      built.set(typeCount, sql);
+    }
+    return sql;
+  };
+}
+
+const readAllFiltered = perTypeStatement(
+  4,
+  (type) => `(select e.transaction_id as xid, ${EVENT_COLUMNS} from events e
+     where e.type = ${type} and ${AFTER} and ${VISIBLE}
+     order by e.transaction_id, e.global_position
+     limit $3)`,
+  (branches) => `select h.head, p.* from
   (select (select e.transaction_id::text || '/' || e.global_position from events e
            where ${VISIBLE} order by e.transaction_id desc, e.global_position desc limit 1) as head) h
   left join lateral (
-    select f.* from (${branches.join(' union all ')}) f
+    select f.* from (${branches}) f
     order by f.xid, f.gp
     limit $3
   ) p on true
-  order by p.xid, p.gp`;
-  filteredReads.set(typeCount, sql);
-  return sql;
-}
+  order by p.xid, p.gp`,
+);
 
 // The newest committed event in this snapshot, readable by readAll or not yet; per type, one
 // backward step of that type's index range, each type a branch of its own as in readAllFiltered.
 const HEAD = `select e.transaction_id::text || '/' || e.global_position as head from events e
   order by e.transaction_id desc, e.global_position desc limit 1`;
-const filteredHeads = new Map<number, string>();
-function headFiltered(typeCount: number): string {
-  let sql = filteredHeads.get(typeCount);
-  if (sql) return sql;
-  const branches = Array.from(
-    { length: typeCount },
-    (_, k) => `(select e.transaction_id, e.global_position from events e where e.type = $${k + 1}
-       order by e.transaction_id desc, e.global_position desc limit 1)`,
-  );
-  sql = `select h.transaction_id::text || '/' || h.global_position as head
-  from (${branches.join(' union all ')}) h
-  order by h.transaction_id desc, h.global_position desc limit 1`;
-  filteredHeads.set(typeCount, sql);
-  return sql;
-}
+const headFiltered = perTypeStatement(
+  1,
+  (type) => `(select e.transaction_id, e.global_position from events e where e.type = ${type}
+     order by e.transaction_id desc, e.global_position desc limit 1)`,
+  (branches) => `select h.transaction_id::text || '/' || h.global_position as head
+  from (${branches}) h
+  order by h.transaction_id desc, h.global_position desc limit 1`,
+);
 
 const COUNT_ALL = `select count(*) as n from events e
   where ${AFTER} and ${VISIBLE} and ($3::text[] is null or e.type = any ($3::text[]))`;
