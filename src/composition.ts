@@ -18,10 +18,13 @@ import { paymentsCapability } from './payments/capability.ts';
 import { rankingsCapability } from './rankings/capability.ts';
 import type { Capability, Runtime } from './runtime.ts';
 import { embeddingProvider, searchCapability } from './search/capability.ts';
+import { searchesInFlight } from './search/in-flight.ts';
 
 /** The one place that wires capabilities together. */
 export function buildCapabilities(runtime: Runtime): Capability[] {
   const slack = { slackApiUrl: runtime.config.slackApiUrl };
+  // One caller's searches of every surface share its slots (docs/search.md, "Searches in flight").
+  const inSlot = searchesInFlight(runtime.config.searchProjectConcurrency);
   const capabilities: Capability[] = [
     // First: its hooks must reach the routes of every capability after it.
     paymentsCapability(runtime),
@@ -30,9 +33,9 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       routes: [ingestionRoutes(runtime.store, runtime.now)],
       workers: runtime.config.kafkaBrokers ? [kafkaIngestionWorker(runtime)] : [],
     },
-    { name: 'entities', routes: [entityRoutes], projections: [entitiesProjection] },
+    { name: 'entities', routes: [entityRoutes(inSlot)], projections: [entitiesProjection] },
     { name: 'episodes', projections: [episodesProjection] },
-    knowledgeCapability,
+    knowledgeCapability(inSlot),
     rankingsCapability,
     alertsCapability(runtime, {
       listChannels: async ({ botToken }) =>
@@ -46,6 +49,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
     matchingCapability(runtime, { deliveriesOfMatch }),
     catalogCapability({
       now: () => runtime.now(),
+      inSlot,
       podcastExtras: advertisingPodcastExtras,
       cacheBytes: runtime.config.catalogCacheMb * 2 ** 20,
       transcriptsBytes: runtime.config.catalogTranscriptsMb * 2 ** 20,
@@ -56,7 +60,7 @@ export function buildCapabilities(runtime: Runtime): Capability[] {
       {
         now: () => runtime.now(),
         statementTimeoutMs: runtime.config.searchStatementTimeoutMs,
-        concurrency: runtime.config.searchProjectConcurrency,
+        inSlot,
       },
       runtime.config.semanticSearch ? { runtime, provider: embeddingProvider(runtime.config) } : undefined,
     ),

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listEpisodes, podcastSpeakers } from '../../projections/catalog-episodes/queries.ts';
 import {
   formatsByIds,
@@ -12,6 +12,7 @@ import type { Queryable } from '../db/db.ts';
 import { NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { BUSY_NOTE, type SearchSlots, searchesInFlight } from '../search/in-flight.ts';
 import { FORMAT_SIGNALS, GUEST_FREQUENCIES } from './format-rules.ts';
 import { episodePage, isEpisodePosition } from './pages.ts';
 import { assertRange, instantOf, listOf, offsetCursor } from './params.ts';
@@ -119,6 +120,8 @@ async function speakersOf(db: Queryable, podcastId: string) {
 
 export interface PodcastRouteDeps {
   now(): Date;
+  /** The process's search slots (src/composition.ts): a list with `q` runs in one. */
+  inSlot?: SearchSlots;
   /**
    * Fields another surface adds to GET /v1/podcasts/{id} (advertising: related, recommendations),
    * with every read model they come from, so the response cache knows when they change.
@@ -143,62 +146,67 @@ export function podcastRoutes(
   return async function routes(app: FastifyInstance) {
     cache(app);
     app.addHook('onReady', async () => items.warm(app.db));
-    const listHandler = async (request: { query: PodcastListQuery }, reply: FastifyReply) => {
-      const query = request.query;
-      assertRange(
-        query.min_avg_episode_minutes,
-        query.max_avg_episode_minutes,
-        'min_avg_episode_minutes',
-        'max_avg_episode_minutes',
-      );
-      assertRange(
-        query.min_episodes_per_week,
-        query.max_episodes_per_week,
-        'min_episodes_per_week',
-        'max_episodes_per_week',
-      );
-      const pages = offsetCursor(app.cursors, query as unknown as Record<string, unknown>);
-      const offset = pages.offset(query.cursor);
-      const now = deps.now();
-      const q = query.q === undefined ? '' : searchKey(query.q);
-      const filters: PodcastFilters = {
-        q,
-        sort: query.sort ?? 'relevance',
-        now,
-        ...(query.slug === undefined ? {} : { slug: query.slug }),
-        ...(query.topic_id === undefined ? {} : { topicId: query.topic_id }),
-        ...(query.language === undefined ? {} : { language: query.language }),
-        ...(query.suitability_tier === undefined ? {} : { suitabilityTier: query.suitability_tier }),
-        ...(query.min_popularity === undefined ? {} : { minPopularity: query.min_popularity }),
-        ...(query.guest_frequency === undefined ? {} : { guestFrequency: listOf(query.guest_frequency)! }),
-        ...(query.format_signals === undefined ? {} : { formatSignals: listOf(query.format_signals)! }),
-        ...(query.has_ads === undefined ? {} : { hasAds: query.has_ads }),
-        ...(query.has_video === undefined ? {} : { hasVideo: query.has_video }),
-        ...(query.min_avg_episode_minutes === undefined
-          ? {}
-          : { minAvgMinutes: query.min_avg_episode_minutes }),
-        ...(query.max_avg_episode_minutes === undefined
-          ? {}
-          : { maxAvgMinutes: query.max_avg_episode_minutes }),
-        ...(query.min_episodes_per_week === undefined
-          ? {}
-          : { minEpisodesPerWeek: query.min_episodes_per_week }),
-        ...(query.max_episodes_per_week === undefined
-          ? {}
-          : { maxEpisodesPerWeek: query.max_episodes_per_week }),
-        ...(query.publishing_status === undefined ? {} : { publishingStatus: query.publishing_status }),
-      };
-      const page = await items.page(app.db, reply, filters, query.limit, offset, () =>
-        pages.next(offset + query.limit),
-      );
-      reply.type(JSON_TYPE);
-      return page;
-    };
+    const inSlot = deps.inSlot ?? searchesInFlight();
+    const listHandler = inSlot(
+      async (request: FastifyRequest<{ Querystring: PodcastListQuery }>, reply: FastifyReply) => {
+        const query = request.query;
+        assertRange(
+          query.min_avg_episode_minutes,
+          query.max_avg_episode_minutes,
+          'min_avg_episode_minutes',
+          'max_avg_episode_minutes',
+        );
+        assertRange(
+          query.min_episodes_per_week,
+          query.max_episodes_per_week,
+          'min_episodes_per_week',
+          'max_episodes_per_week',
+        );
+        const pages = offsetCursor(app.cursors, query as unknown as Record<string, unknown>);
+        const offset = pages.offset(query.cursor);
+        const now = deps.now();
+        const q = query.q === undefined ? '' : searchKey(query.q);
+        const filters: PodcastFilters = {
+          q,
+          sort: query.sort ?? 'relevance',
+          now,
+          ...(query.slug === undefined ? {} : { slug: query.slug }),
+          ...(query.topic_id === undefined ? {} : { topicId: query.topic_id }),
+          ...(query.language === undefined ? {} : { language: query.language }),
+          ...(query.suitability_tier === undefined ? {} : { suitabilityTier: query.suitability_tier }),
+          ...(query.min_popularity === undefined ? {} : { minPopularity: query.min_popularity }),
+          ...(query.guest_frequency === undefined ? {} : { guestFrequency: listOf(query.guest_frequency)! }),
+          ...(query.format_signals === undefined ? {} : { formatSignals: listOf(query.format_signals)! }),
+          ...(query.has_ads === undefined ? {} : { hasAds: query.has_ads }),
+          ...(query.has_video === undefined ? {} : { hasVideo: query.has_video }),
+          ...(query.min_avg_episode_minutes === undefined
+            ? {}
+            : { minAvgMinutes: query.min_avg_episode_minutes }),
+          ...(query.max_avg_episode_minutes === undefined
+            ? {}
+            : { maxAvgMinutes: query.max_avg_episode_minutes }),
+          ...(query.min_episodes_per_week === undefined
+            ? {}
+            : { minEpisodesPerWeek: query.min_episodes_per_week }),
+          ...(query.max_episodes_per_week === undefined
+            ? {}
+            : { maxEpisodesPerWeek: query.max_episodes_per_week }),
+          ...(query.publishing_status === undefined ? {} : { publishingStatus: query.publishing_status }),
+        };
+        const page = await items.page(app.db, reply, filters, query.limit, offset, () =>
+          pages.next(offset + query.limit),
+        );
+        reply.type(JSON_TYPE);
+        return page;
+      },
+      (request) => request.query.q !== undefined,
+    );
     const listSchema = (summary: string) => ({
       tags: ['catalog'],
       summary,
+      description: `With q, a search: ${BUSY_NOTE}`,
       querystring: podcastListQuery,
-      response: { 200: pageOf(podcastSchema), ...problemResponses(400, 401, 422) },
+      response: { 200: pageOf(podcastSchema), ...problemResponses(400, 401, 422, 429) },
     });
     app.get<{ Querystring: PodcastListQuery }>(
       '/v1/podcasts',

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   findCompany,
   findPerson,
@@ -12,6 +12,7 @@ import { compact } from '../entities/view.ts';
 import { BadRequestError, NotFoundError } from '../errors.ts';
 import { pageOf, pageQuery } from '../http/pagination.ts';
 import { problemResponses } from '../http/problem.ts';
+import { BUSY_NOTE, type SearchSlots, searchesInFlight } from '../search/in-flight.ts';
 
 /** Comma lists of /v1/companies hold at most this many values each. */
 export const MAX_LIST = 100;
@@ -149,137 +150,150 @@ function commaList(name: string, value: string | undefined): string[] | null {
   return items;
 }
 
-export async function knowledgeRoutes(app: FastifyInstance) {
-  /** Offset cursors bound to the filters they were issued for, as entity search's. */
-  const offsetOf = (cursor: string | undefined, filters: unknown) => {
-    if (cursor === undefined) return 0;
-    const position = app.cursors.decode<{ f: unknown; o: number }>(cursor);
-    if (JSON.stringify(position.f) !== JSON.stringify(filters))
-      throw new BadRequestError('invalid_cursor', 'The cursor belongs to another request.', [
-        { location: 'query.cursor', message: 'issued for different parameters', value: cursor },
-      ]);
-    return position.o;
-  };
-  const pageFrom = <T>(rows: T[], limit: number, offset: number, filters: unknown) =>
-    rows.length > limit
-      ? {
-          data: rows.slice(0, limit),
-          has_more: true,
-          cursor: app.cursors.encode({ f: filters, o: offset + limit }),
-        }
-      : { data: rows, has_more: false };
-
-  app.get<{ Querystring: { q?: string; company_id?: string; limit: number; cursor?: string } }>(
-    '/v1/people',
-    {
-      schema: {
-        tags: ['knowledge graph'],
-        summary: 'People, best name match first (by name without q)',
-        querystring: {
-          type: 'object',
-          properties: { q: qParam, company_id: idParams.properties.id, ...pageQuery },
-        },
-        response: { 200: pageOf(personSchema), ...problemResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const { q, company_id: companyId, limit, cursor } = request.query;
-      const folded = foldedQ(q);
-      let companyNames: string[] | null = null;
-      if (companyId !== undefined) {
-        const company = await findCompany(app.db, companyId);
-        if (!company) throw new NotFoundError('company_not_found', `No company ${companyId}.`);
-        companyNames = namesOf(company);
-      }
-      const filters = { q: folded, c: companyNames };
-      const offset = offsetOf(cursor, filters);
-      const rows = await listPeople(app.db, { q: folded, companyNames, limit: limit + 1, offset });
-      return pageFrom(rows.map(toPerson), limit, offset, filters);
-    },
-  );
-
-  app.get<{ Params: { id: string } }>(
-    '/v1/people/:id',
-    {
-      schema: {
-        tags: ['knowledge graph'],
-        summary: 'One person by id or slug',
-        params: idParams,
-        response: { 200: personSchema, ...problemResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const row = await findPerson(app.db, request.params.id);
-      if (!row) throw new NotFoundError('person_not_found', `No person ${request.params.id}.`);
-      return toPerson(row);
-    },
-  );
-
-  app.get<{
-    Querystring: {
-      q?: string;
-      ticker?: string;
-      domain?: string;
-      cik?: string;
-      qid?: string;
-      entity_id?: string;
-      limit: number;
-      cursor?: string;
-    };
-  }>(
-    '/v1/companies',
-    {
-      schema: {
-        tags: ['knowledge graph'],
-        summary: 'Companies matching every filter given, best name match first (by name without q)',
-        querystring: {
-          type: 'object',
-          properties: {
-            q: qParam,
-            ticker: listParam,
-            domain: listParam,
-            cik: listParam,
-            qid: listParam,
-            entity_id: listParam,
-            ...pageQuery,
-          },
-        },
-        response: { 200: pageOf(companySchema), ...problemResponses(400, 401) },
-      },
-    },
-    async (request) => {
-      const { q, limit, cursor } = request.query;
-      const filters = {
-        q: foldedQ(q),
-        tickers: commaList('ticker', request.query.ticker),
-        domains: commaList('domain', request.query.domain),
-        ciks: commaList('cik', request.query.cik),
-        qids: commaList('qid', request.query.qid),
-        entityIds: commaList('entity_id', request.query.entity_id),
-      };
-      const offset = offsetOf(cursor, filters);
-      const rows = await listCompanies(app.db, { ...filters, limit: limit + 1, offset });
-      return pageFrom(rows.map(toCompany), limit, offset, filters);
-    },
-  );
-
-  app.get<{ Params: { id: string } }>(
-    '/v1/companies/:id',
-    {
-      schema: {
-        tags: ['knowledge graph'],
-        summary: 'One company by id, domain or entity slug',
-        params: idParams,
-        response: { 200: companySchema, ...problemResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const row = await findCompany(app.db, request.params.id);
-      if (!row) throw new NotFoundError('company_not_found', `No company ${request.params.id}.`);
-      return toCompany(row);
-    },
-  );
+interface PeopleQuery {
+  q?: string;
+  company_id?: string;
+  limit: number;
+  cursor?: string;
 }
+
+interface CompaniesQuery {
+  q?: string;
+  ticker?: string;
+  domain?: string;
+  cik?: string;
+  qid?: string;
+  entity_id?: string;
+  limit: number;
+  cursor?: string;
+}
+
+const withQ = (request: { query: { q?: string } }) => request.query.q !== undefined;
+
+/** People and companies; a list with `q` runs in one of its caller's search slots (src/composition.ts). */
+export const knowledgeRoutes = (inSlot: SearchSlots = searchesInFlight()) =>
+  async function routes(app: FastifyInstance) {
+    /** Offset cursors bound to the filters they were issued for, as entity search's. */
+    const offsetOf = (cursor: string | undefined, filters: unknown) => {
+      if (cursor === undefined) return 0;
+      const position = app.cursors.decode<{ f: unknown; o: number }>(cursor);
+      if (JSON.stringify(position.f) !== JSON.stringify(filters))
+        throw new BadRequestError('invalid_cursor', 'The cursor belongs to another request.', [
+          { location: 'query.cursor', message: 'issued for different parameters', value: cursor },
+        ]);
+      return position.o;
+    };
+    const pageFrom = <T>(rows: T[], limit: number, offset: number, filters: unknown) =>
+      rows.length > limit
+        ? {
+            data: rows.slice(0, limit),
+            has_more: true,
+            cursor: app.cursors.encode({ f: filters, o: offset + limit }),
+          }
+        : { data: rows, has_more: false };
+
+    app.get<{ Querystring: PeopleQuery }>(
+      '/v1/people',
+      {
+        schema: {
+          tags: ['knowledge graph'],
+          summary: 'People, best name match first (by name without q)',
+          querystring: {
+            type: 'object',
+            properties: { q: qParam, company_id: idParams.properties.id, ...pageQuery },
+          },
+          description: `With q, a search: ${BUSY_NOTE}`,
+          response: { 200: pageOf(personSchema), ...problemResponses(400, 401, 404, 429) },
+        },
+      },
+      inSlot(async (request: FastifyRequest<{ Querystring: PeopleQuery }>) => {
+        const { q, company_id: companyId, limit, cursor } = request.query;
+        const folded = foldedQ(q);
+        let companyNames: string[] | null = null;
+        if (companyId !== undefined) {
+          const company = await findCompany(app.db, companyId);
+          if (!company) throw new NotFoundError('company_not_found', `No company ${companyId}.`);
+          companyNames = namesOf(company);
+        }
+        const filters = { q: folded, c: companyNames };
+        const offset = offsetOf(cursor, filters);
+        const rows = await listPeople(app.db, { q: folded, companyNames, limit: limit + 1, offset });
+        return pageFrom(rows.map(toPerson), limit, offset, filters);
+      }, withQ),
+    );
+
+    app.get<{ Params: { id: string } }>(
+      '/v1/people/:id',
+      {
+        schema: {
+          tags: ['knowledge graph'],
+          summary: 'One person by id or slug',
+          params: idParams,
+          response: { 200: personSchema, ...problemResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const row = await findPerson(app.db, request.params.id);
+        if (!row) throw new NotFoundError('person_not_found', `No person ${request.params.id}.`);
+        return toPerson(row);
+      },
+    );
+
+    app.get<{ Querystring: CompaniesQuery }>(
+      '/v1/companies',
+      {
+        schema: {
+          tags: ['knowledge graph'],
+          summary: 'Companies matching every filter given, best name match first (by name without q)',
+          querystring: {
+            type: 'object',
+            properties: {
+              q: qParam,
+              ticker: listParam,
+              domain: listParam,
+              cik: listParam,
+              qid: listParam,
+              entity_id: listParam,
+              ...pageQuery,
+            },
+          },
+          description: `With q, a search: ${BUSY_NOTE}`,
+          response: { 200: pageOf(companySchema), ...problemResponses(400, 401, 429) },
+        },
+      },
+      inSlot(async (request: FastifyRequest<{ Querystring: CompaniesQuery }>) => {
+        const { q, limit, cursor } = request.query;
+        const filters = {
+          q: foldedQ(q),
+          tickers: commaList('ticker', request.query.ticker),
+          domains: commaList('domain', request.query.domain),
+          ciks: commaList('cik', request.query.cik),
+          qids: commaList('qid', request.query.qid),
+          entityIds: commaList('entity_id', request.query.entity_id),
+        };
+        const offset = offsetOf(cursor, filters);
+        const rows = await listCompanies(app.db, { ...filters, limit: limit + 1, offset });
+        return pageFrom(rows.map(toCompany), limit, offset, filters);
+      }, withQ),
+    );
+
+    app.get<{ Params: { id: string } }>(
+      '/v1/companies/:id',
+      {
+        schema: {
+          tags: ['knowledge graph'],
+          summary: 'One company by id, domain or entity slug',
+          params: idParams,
+          response: { 200: companySchema, ...problemResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const row = await findCompany(app.db, request.params.id);
+        if (!row) throw new NotFoundError('company_not_found', `No company ${request.params.id}.`);
+        return toCompany(row);
+      },
+    );
+  };
 
 /** What a person's role may name the company by: its name, aliases, ids, slug and domain, lower case. */
 function namesOf(company: KnowledgeRow): string[] {

@@ -2,7 +2,7 @@ import { embedder } from '../../consumers/embedder/embedder.ts';
 import { searchPassagesProjection } from '../../projections/search-passages/projection.ts';
 import type { Capability, Runtime, Worker } from '../runtime.ts';
 import { runSubscription } from '../subscriptions/runner.ts';
-import { SEARCH_PROJECT_CONCURRENCY } from './in-flight.ts';
+import { type SearchSlots, searchesInFlight } from './in-flight.ts';
 import { searchRoutes } from './routes.ts';
 import { openAiProvider } from './semantic/openai.ts';
 import type { EmbeddingProvider } from './semantic/provider.ts';
@@ -36,7 +36,12 @@ function embedderWorker(runtime: Pick<Runtime, 'db' | 'store' | 'log'>, provider
  * (projector role) and the API loads the vector index; without it, semantic_search answers 422.
  */
 export function searchCapability(
-  deps: { now(): Date; statementTimeoutMs?: number; concurrency?: number },
+  deps: {
+    now(): Date;
+    statementTimeoutMs?: number;
+    /** The process's search slots (src/composition.ts); by default slots of this surface alone. */
+    inSlot?: SearchSlots;
+  },
   embeddings?: { runtime: Pick<Runtime, 'db' | 'store' | 'log'>; provider: EmbeddingProvider },
 ): Capability {
   return {
@@ -46,7 +51,7 @@ export function searchCapability(
         now: deps.now,
         provider: embeddings?.provider,
         statementTimeoutMs: deps.statementTimeoutMs ?? SEARCH_STATEMENT_TIMEOUT_MS,
-        concurrency: deps.concurrency ?? SEARCH_PROJECT_CONCURRENCY,
+        inSlot: deps.inSlot ?? searchesInFlight(),
       }),
     ],
     projections: [searchPassagesProjection],

@@ -18,7 +18,7 @@ import { problemResponses } from '../http/problem.ts';
 import { WINDOW_CONTEXT_LINES } from '../matching/engine/windows.ts';
 import { type Diagnostics, diagnose } from './diagnostics.ts';
 import { activeFilters, type FilterQuery, type Filters, resolveFilters } from './filters.ts';
-import { searchesInFlight } from './in-flight.ts';
+import { BUSY_NOTE, type SearchSlots } from './in-flight.ts';
 import { around, entityMentions, mentionItem, nameDetector, searchItem } from './items.ts';
 import { loadEpisodes } from './parts.ts';
 import { MENTION_ENTITY_PARAMETERS, type ResolvedEntity } from './references.ts';
@@ -60,8 +60,6 @@ const semanticNote =
   ' 503 semantic_search_loading (with Retry-After) while the server loads its index after a start.';
 const semanticSeriesNote =
   ' With semantic_search: since is required, the range is at most 731 days, and keyword_search is not allowed.';
-const busyNote =
-  ' 429 rate_limit_exceeded (with Retry-After) while the caller has too many searches running.';
 
 /** 422 entity_required: mention endpoints are about one entity. */
 function requireEntity(filters: Filters) {
@@ -119,8 +117,8 @@ export function searchRoutes(deps: {
   now(): Date;
   provider: EmbeddingProvider | undefined;
   statementTimeoutMs: number;
-  /** Requests of one project (or x402 payer) running at once in this process. */
-  concurrency: number;
+  /** The process's search slots per project (or x402 payer). */
+  inSlot: SearchSlots;
 }) {
   return async function routes(app: FastifyInstance) {
     // The index is loaded and refreshed for every request of the process at once: not bounded below.
@@ -128,7 +126,7 @@ export function searchRoutes(deps: {
     // Every read of a request, each statement limited (docs/search.md, "Statement timeout").
     const db = boundedReads(app.db, deps.statementTimeoutMs);
     // Each request in one of its caller's slots (docs/search.md, "Searches in flight").
-    const inSlot = searchesInFlight(deps.concurrency);
+    const { inSlot } = deps;
     app.get<{ Querystring: SearchQuery }>(
       '/v1/podcasts/episodes/search',
       {
@@ -136,7 +134,7 @@ export function searchRoutes(deps: {
           tags,
           summary:
             'Search what was said in every transcript: keywords in passages of up to 5 lines, with filters',
-          description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote}${busyNote}`,
+          description: `Items are episodes, best passage first (or newest first with sort=recency).${semanticNote} ${BUSY_NOTE}`,
           querystring: searchQuerySchema,
           response: { 200: searchPageSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
@@ -211,7 +209,7 @@ export function searchRoutes(deps: {
         schema: {
           tags,
           summary: 'Matching episodes and mentions per day, week or month (UTC, zero-filled)',
-          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote}${busyNote}`,
+          description: `The same filters as episode search; since defaults to a year before until (default now).${semanticSeriesNote} ${BUSY_NOTE}`,
           querystring: episodeTimeseriesQuerySchema,
           response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
@@ -237,7 +235,7 @@ export function searchRoutes(deps: {
         schema: {
           tags,
           summary: 'Episodes that mention an entity, newest first, with windows around each mention',
-          description: busyNote.trim(),
+          description: BUSY_NOTE,
           querystring: mentionsQuerySchema,
           response: { 200: mentionsPageSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },
@@ -296,7 +294,7 @@ export function searchRoutes(deps: {
           tags,
           summary:
             "An entity's mentions and the episodes holding them per day, week or month (UTC, zero-filled)",
-          description: busyNote.trim(),
+          description: BUSY_NOTE,
           querystring: mentionsTimeseriesQuerySchema,
           response: { 200: timeseriesSchema, ...problemResponses(400, 401, 422, 429, 503) },
         },

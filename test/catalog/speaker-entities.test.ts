@@ -99,7 +99,7 @@ describe.each(ENGINES)("speakers' entities on %s", (engine) => {
     app = await buildHttpApp({
       db,
       cursorKey: Buffer.alloc(32, 7),
-      routes: [...(catalog.routes ?? []), ...(search.routes ?? []), entityRoutes],
+      routes: [...(catalog.routes ?? []), ...(search.routes ?? []), entityRoutes()],
     });
     headers = (await createTenant(db)).headers;
     await ingest([

@@ -22,7 +22,7 @@ describe.each(ENGINES)('entities read model and endpoints on %s', (engine) => {
   beforeAll(async () => {
     ({ db, drop } = await createDb(engine));
     store = createPostgresEventStore(db);
-    app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 2), routes: [entityRoutes] });
+    app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 2), routes: [entityRoutes()] });
     headers = (await createTenant(db)).headers;
     await ingestEvents(store, [
       entityEvent({

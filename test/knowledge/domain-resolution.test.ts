@@ -37,7 +37,7 @@ describe('every company reference (id, slug, company.id, domain in any form) add
     ]);
     await project(f.db, f.store, entitiesProjection);
     await project(f.db, f.store, episodesProjection);
-    ({ previews, app } = await previewApp(f, [knowledgeRoutes]));
+    ({ previews, app } = await previewApp(f, [knowledgeRoutes()]));
   });
   afterAll(async () => {
     await app.close();

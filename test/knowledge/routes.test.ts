@@ -59,7 +59,11 @@ describe.each(ENGINES)('people and companies on %s', (engine) => {
   beforeAll(async () => {
     ({ db, drop } = await createDb(engine));
     store = createPostgresEventStore(db);
-    app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 4), routes: [knowledgeRoutes, entityRoutes] });
+    app = await buildHttpApp({
+      db,
+      cursorKey: Buffer.alloc(32, 4),
+      routes: [knowledgeRoutes(), entityRoutes()],
+    });
     headers = (await createTenant(db)).headers;
     await ingestEvents(store, [
       JENSEN,

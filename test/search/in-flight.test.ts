@@ -205,6 +205,37 @@ describe('searches in flight through the whole app: MCP tools and x402 payers', 
     }
   });
 
+  it("shares the caller's slots with podcast, entity, people and company searches; their lists without q take none", async () => {
+    const h = await agentsHarness(env());
+    try {
+      const get = (headers: Record<string, string>, url: string) => fetch(`${h.url}${url}`, { headers });
+      const searches = [
+        '/v1/podcasts?q=fox',
+        '/v1/podcasts/search?q=fox',
+        '/v1/entities/search?q=nvidia',
+        '/v1/people?q=jensen',
+        '/v1/companies?q=nvidia',
+      ];
+      const lists = ['/v1/podcasts', '/v1/podcasts/search?language=en', '/v1/people', '/v1/companies'];
+      const other = await createTenant(h.db);
+      const held = get(h.tenant.headers, `${SEARCH}?semantic_search=HELD+catalog`);
+      await until(() => api.held() === 1);
+      for (const url of searches) {
+        const refused = await get(h.tenant.headers, url);
+        expect(refused.status, url).toBe(429);
+        expect(refused.headers.get('retry-after'), url).toBe('1');
+        expect(await refused.json(), url).toMatchObject({ status: 429, error_code: 'rate_limit_exceeded' });
+        expect((await get(other.headers, url)).status, url).toBe(200);
+      }
+      for (const url of lists) expect((await get(h.tenant.headers, url)).status, url).toBe(200);
+      api.release();
+      expect((await held).status).toBe(200);
+      for (const url of searches) expect((await get(h.tenant.headers, url)).status, url).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('counts a paid call by its payer address: a second payer and a project key are not refused, the refused call is not charged', async () => {
     const h = await paidHarness(env());
     try {

@@ -14,6 +14,7 @@ import { buildHttpApp } from '../../src/http/app.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { searchCapability } from '../../src/search/capability.ts';
+import { searchesInFlight } from '../../src/search/in-flight.ts';
 import type { EmbeddingProvider } from '../../src/search/semantic/provider.ts';
 import { catchUpSubscription } from '../../src/subscriptions/runner.ts';
 import { createDb, type Engine } from '../support/db.ts';
@@ -56,7 +57,11 @@ export async function searchHarness(
   const { db, drop } = await createDb(engine);
   const store: EventStore = createPostgresEventStore(db);
   const capability = searchCapability(
-    { now: () => NOW, ...options },
+    {
+      now: () => NOW,
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+      ...(options.concurrency === undefined ? {} : { inSlot: searchesInFlight(options.concurrency) }),
+    },
     provider && { runtime: { db, store, log: pino({ level: 'silent' }) }, provider },
   );
   const app = await buildHttpApp({ db, cursorKey: Buffer.alloc(32, 5), routes: capability.routes ?? [] });
