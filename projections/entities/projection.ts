@@ -11,6 +11,21 @@ export const fold = (text: string) =>
     .trim();
 
 /**
+ * Characters of an entity's names kept for fuzzy and substring search: enough for a name and many
+ * aliases, few enough that scoring any entity stays cheap (docs/knowledge-graph.md, "Entity search").
+ * Exact and prefix matches read every name (entity_names).
+ */
+const SEARCH_TEXT_CHARS = 2000;
+
+/** The folded names joined, cut at SEARCH_TEXT_CHARS code points (as PostgreSQL's `left` counts). */
+export function searchText(names: readonly string[]): string {
+  const joined = names.join(' ');
+  return joined.length <= SEARCH_TEXT_CHARS
+    ? joined
+    : Array.from(joined).slice(0, SEARCH_TEXT_CHARS).join('');
+}
+
+/**
  * The entities read model: the newest entity.upserted (by occurred_at) of each entity wins. A slug
  * resolves to the entity that claimed it first (slug_claim, drawn in store order when an entity takes
  * a slug and kept while it keeps it), so a later entity cannot take over another's slug.
@@ -65,7 +80,7 @@ export const entitiesProjection: Projection = {
             external_links: row.entity.external_links ?? [],
             occurred_at: row.occurred_at,
             search_names: names[i],
-            search_text: names[i]!.join(' '),
+            search_text: searchText(names[i]!),
           })),
         ),
       ],
