@@ -4,10 +4,13 @@ import {
   CallToolRequestSchema,
   CallToolResultSchema,
   ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
   type JSONRPCRequest,
   type JSONRPCResponse,
   ListToolsRequestSchema,
   McpError,
+  PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION } from '../http/app.ts';
 import type { AgentCaller } from './credentials.ts';
@@ -80,6 +83,86 @@ function unchanged(result: unknown): boolean {
     !Object.hasOwn(structuredContent, '__proto__') &&
     Object.getOwnPropertySymbols(structuredContent).length === 0
   );
+}
+
+/** What the SDK's schemas report of a value they refuse (a zod issue), as far as it is read here. */
+interface SchemaIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: string;
+  errors?: SchemaIssue[][];
+}
+type ParamsCheck = (
+  message: unknown,
+) => { success: true; data: { params?: unknown } } | { success: false; error: { issues: SchemaIssue[] } };
+
+/**
+ * The requests the `Server` answers (a `tools/call` never reaches it), each with the SDK schema its
+ * dispatch parses it with. Their params are checked here first: the dispatch turns a schema's
+ * refusal into -32603, an internal error (SDK issue 2284), where JSON-RPC says -32602.
+ */
+const ANSWERED = new Map<string, ParamsCheck>(
+  [InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema].map((schema) => [
+    schema.shape.method.value,
+    (message) => schema.safeParse(message) as ReturnType<ParamsCheck>,
+  ]),
+);
+
+/** At most this many errors in an answer's `data.errors`, as for a tool's arguments; the first few in its message. */
+const ERRORS_MAX = 100;
+const ERRORS_IN_MESSAGE = 5;
+const TYPE_NAMES: Record<string, string> = { record: 'object', int: 'integer' };
+const typeName = (expected: string | undefined) => TYPE_NAMES[expected ?? ''] ?? expected ?? 'a value';
+const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+
+function valueAt(message: unknown, path: readonly PropertyKey[]) {
+  let value = message;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** One refused part of the params, named by its place in the message: `params.name`, `params._meta.progressToken`. */
+function paramsError(issue: SchemaIssue, message: unknown) {
+  const location = issue.path.map(String).join('.');
+  const branches = issue.code === 'invalid_union' ? issue.errors : undefined;
+  // A union of plain types (a progress token: a string or an integer) reads as one expectation.
+  const types = branches?.map(([only, ...more]) =>
+    only?.code === 'invalid_type' && !more.length && !only.path.length ? typeName(only.expected) : undefined,
+  );
+  const expected =
+    issue.code === 'invalid_type'
+      ? typeName(issue.expected)
+      : types?.length && types.every((type) => type !== undefined)
+        ? types.join(' or ')
+        : undefined;
+  if (expected === undefined) return { location, message: issue.message.replace(/^Invalid input: /, '') };
+  const value = valueAt(message, issue.path);
+  return {
+    location,
+    message:
+      value === undefined ? `missing (expected ${expected})` : `expected ${expected}, got ${kindOf(value)}`,
+  };
+}
+
+/** A JSON-RPC error answer, as the SDK's `Protocol` builds one. */
+const errorAnswer = (id: JSONRPCRequest['id'], code: number, message: string, data?: unknown) =>
+  ({
+    jsonrpc: '2.0',
+    id,
+    error: { code, message, ...(data !== undefined && { data }) },
+  }) as unknown as JSONRPCResponse;
+
+/** The -32602 answer to a request whose params its method's schema refused, naming each refused part. */
+function invalidParams(request: JSONRPCRequest, issues: readonly SchemaIssue[]): JSONRPCResponse {
+  const errors = issues.slice(0, ERRORS_MAX).map((issue) => paramsError(issue, request));
+  const listed = errors.slice(0, ERRORS_IN_MESSAGE).map((error) => `${error.location}: ${error.message}`);
+  if (issues.length > ERRORS_IN_MESSAGE) listed.push(`${issues.length - ERRORS_IN_MESSAGE} more`);
+  const message = `Invalid params for ${request.method}: ${listed.join('; ')}`;
+  return errorAnswer(request.id, ErrorCode.InvalidParams, message, { errors });
 }
 
 /**
@@ -164,28 +247,17 @@ export function createMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (call, extra) =>
     answer(call.params, connectionOf(extra.requestId)),
   );
-  /** A well-formed `tools/call`'s params: those of a plain one as they are, else the schema's copy. */
-  const callParams = (message: JSONRPCRequest): CallToolRequest['params'] | undefined => {
-    if (isPlainToolCall(message)) return message.params;
-    const parsed = CallToolRequestSchema.safeParse(message);
-    return parsed.success && parsed.data.params.task === undefined ? parsed.data.params : undefined;
-  };
   /**
    * A well-formed `tools/call` answered without the SDK's per-message dispatch (docs/agents.md,
-   * "How a call runs"): checked once with the SDK's own CallToolRequestSchema (a plain one is known
-   * to pass unchanged), answered by the same handler, its result checked and its response built as
-   * the SDK's `Server` and `Protocol` do. Anything else (a malformed call, a task-augmented one) is
-   * left to the `Server`: undefined.
+   * "How a call runs"): answered by the same handler, its result checked and its response built as
+   * the SDK's `Server` and `Protocol` do.
    */
-  const toolCall = (
-    message: JSONRPCRequest,
+  const respond = (
+    id: JSONRPCRequest['id'],
+    params: CallToolRequest['params'],
     connection: McpConnection,
-  ): Promise<JSONRPCResponse> | undefined => {
-    if (message.method !== CallToolRequestSchema.shape.method.value) return undefined;
-    const params = callParams(message);
-    if (!params) return undefined;
-    const id = message.id;
-    return answer(params, connection)
+  ): Promise<JSONRPCResponse> =>
+    answer(params, connection)
       .then((result) => {
         if (unchanged(result)) return result;
         const checked = CallToolResultSchema.safeParse(result);
@@ -197,16 +269,51 @@ export function createMcpServer(
         (result) => ({ result, jsonrpc: '2.0', id }) as JSONRPCResponse,
         // A thrown null or undefined too (the SDK would never answer it).
         (error: { code?: unknown; message?: string; data?: unknown } | null | undefined) =>
-          ({
-            jsonrpc: '2.0',
+          errorAnswer(
             id,
-            error: {
-              code: Number.isSafeInteger(error?.code) ? (error?.code as number) : ErrorCode.InternalError,
-              message: error?.message ?? 'Internal error',
-              ...(error?.data !== undefined && { data: error.data }),
-            },
-          }) as unknown as JSONRPCResponse,
+            Number.isSafeInteger(error?.code) ? (error?.code as number) : ErrorCode.InternalError,
+            error?.message ?? 'Internal error',
+            error?.data,
+          ),
       );
+  /**
+   * What is answered before the `Server` (docs/agents.md, "How a call runs" and "Protocol errors"), or
+   * undefined to leave a request to it. Every `tools/call`: a plain one as it came, any other once
+   * checked with the SDK's own CallToolRequestSchema (a `task` is ignored: the server declares no
+   * task support, so the call runs as a plain one). Params a method's schema refuses, and a
+   * `tools/list` cursor (every tool is listed at once, so no cursor was ever issued): `-32602`. A
+   * request of another method with params no request may carry (readPost hands those on): `-32601`,
+   * as the `Server` answers a method it does not serve, which would drop such a message unanswered.
+   */
+  const direct = (
+    message: JSONRPCRequest,
+    connection: McpConnection,
+  ): Promise<JSONRPCResponse> | undefined => {
+    if (message.method === CallToolRequestSchema.shape.method.value) {
+      if (isPlainToolCall(message)) return respond(message.id, message.params, connection);
+      const parsed = CallToolRequestSchema.safeParse(message);
+      if (!parsed.success) return Promise.resolve(invalidParams(message, parsed.error.issues));
+      return respond(message.id, parsed.data.params, connection);
+    }
+    const check = ANSWERED.get(message.method);
+    if (!check) {
+      const { id } = message;
+      return isJSONRPCRequest(message)
+        ? undefined
+        : Promise.resolve(errorAnswer(id, ErrorCode.MethodNotFound, 'Method not found'));
+    }
+    const parsed = check(message);
+    if (!parsed.success) return Promise.resolve(invalidParams(message, parsed.error.issues));
+    if (message.method === ListToolsRequestSchema.shape.method.value && message.params?.cursor !== undefined)
+      return Promise.resolve(
+        errorAnswer(
+          message.id,
+          ErrorCode.InvalidParams,
+          'Invalid params for tools/list: params.cursor: this server lists every tool at once and issues no cursor',
+          { errors: [{ location: 'params.cursor', message: 'is not a cursor this server issued' }] },
+        ),
+      );
+    return undefined;
   };
-  return { server, toolCall };
+  return { server, direct };
 }

@@ -7,12 +7,14 @@ import {
   JSONRPCMessageSchema,
   type JSONRPCNotification,
   type JSONRPCRequest,
+  JSONRPCRequestSchema,
   type JSONRPCResponse,
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 
-// Messages that passed readPost are well-formed: their shape alone tells what they are.
+// Messages that passed readPost are well-formed (a request's params aside): their shape alone
+// tells what they are.
 const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest =>
   'method' in message && 'id' in message;
 const isNotification = (message: JSONRPCMessage): message is JSONRPCNotification =>
@@ -70,9 +72,21 @@ const refusal = (status: number, code: number, message: string): { refused: Post
 });
 
 /**
+ * A request that the JSON-RPC message schema refused for its `params` alone (not an object, a
+ * malformed `_meta`): its `jsonrpc`, `id` and `method` are right, so it can be answered with its own
+ * id, `-32602`, instead of refusing the whole POST (docs/agents.md, "Protocol errors").
+ */
+function paramsAlone(item: unknown): item is JSONRPCRequest {
+  if (typeof item !== 'object' || item === null || !('params' in item)) return false;
+  const { params: _, ...envelope } = item;
+  return JSONRPCRequestSchema.safeParse(envelope).success;
+}
+
+/**
  * The Streamable HTTP rules for a POST, as the SDK's own transport applies them (stateless, JSON
  * answers): what the client must accept and send, at most MAX_BATCH_SIZE well-formed JSON-RPC
- * messages, one initialize alone, and a supported MCP-Protocol-Version when one is named.
+ * messages, one initialize alone, and a supported MCP-Protocol-Version when one is named. A
+ * request whose params alone are malformed is handed on as it came, for `-32602`.
  */
 export function readPost(
   headers: { accept?: string; 'content-type'?: string; 'mcp-protocol-version'?: string | string[] },
@@ -97,8 +111,9 @@ export function readPost(
       continue;
     }
     const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
-    messages.push(parsed.data);
+    if (parsed.success) messages.push(parsed.data);
+    else if (paramsAlone(item)) messages.push(item);
+    else return refusal(400, -32700, 'Parse error: Invalid JSON-RPC message');
   }
   if (messages.some(isInitialize)) {
     if (messages.length > 1)
@@ -135,7 +150,11 @@ export class PostTransport<Context> implements Transport {
   onerror?: (error: Error) => void;
   #lastId = 0;
   readonly #pending = new Map<number, Pending<Context>>();
-  /** Answers a request without the server, or leaves it to the server (undefined). */
+  /**
+   * Answers a request without the server, or leaves it to the server (undefined). It must answer a
+   * request whose params the JSON-RPC schema refuses (readPost hands those on): the server would
+   * drop such a message unanswered.
+   */
   direct?: (message: JSONRPCRequest, context: Context) => Promise<JSONRPCResponse> | undefined;
 
   async start() {}

@@ -66,10 +66,10 @@ export function mcpRoutes(deps: McpDeps) {
       return tools;
     };
     const transport = new PostTransport<McpConnection>();
-    const { server, toolCall } = createMcpServer(allTools, transport, (tool, args, connection) =>
+    const { server, direct } = createMcpServer(allTools, transport, (tool, args, connection) =>
       callTool(app, tool, args, connection.caller, connection.requestId, connection.calls),
     );
-    transport.direct = toolCall;
+    transport.direct = direct;
     app.addHook('onReady', async () => {
       allTools();
       await server.connect(transport);

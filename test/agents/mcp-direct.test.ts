@@ -95,7 +95,7 @@ const connection: McpConnection = {
 function build(direct: boolean) {
   const transport = new PostTransport<McpConnection>();
   const mcp = createMcpServer(() => [echo], transport, run);
-  if (direct) transport.direct = mcp.toolCall;
+  if (direct) transport.direct = mcp.direct;
   return { transport, ...mcp };
 }
 const viaServer = build(false);
@@ -139,7 +139,7 @@ describe('a tools/call answered past the SDK dispatch', () => {
       }),
     ];
     for (const message of cases) {
-      expect(direct.toolCall(message, connection)).toBeDefined();
+      expect(direct.direct(message, connection)).toBeDefined();
       const { server, shortcut } = await both(message);
       expect(shortcut).toBe(server);
     }
@@ -158,22 +158,112 @@ describe('a tools/call answered past the SDK dispatch', () => {
     });
   });
 
-  it('leaves a malformed or task-augmented call, and every other method, to the SDK Server', async () => {
-    const left = [
-      call(1, { arguments: { say: 'no name' } }),
-      call(2, { name: 'earshot_echo', arguments: 'not an object' }),
-      call(3, { name: 'earshot_echo', arguments: { say: 'hi' }, task: { ttl: 1000 } }),
-      { jsonrpc: '2.0', id: 4, method: 'ping' } as JSONRPCRequest,
-      { jsonrpc: '2.0', id: 5, method: 'tools/list' } as JSONRPCRequest,
+  it('leaves every other method with well-formed params to the SDK Server', async () => {
+    const left: JSONRPCRequest[] = [
+      { jsonrpc: '2.0', id: 4, method: 'ping' },
+      { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { _meta: { progressToken: 1 } } },
+      { jsonrpc: '2.0', id: 7, method: 'no/such', params: { a: 1 } },
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
     ];
     for (const message of left) {
-      expect(direct.toolCall(message, connection)).toBeUndefined();
+      expect(direct.direct(message, connection)).toBeUndefined();
       const { server, shortcut } = await both(message);
       expect(shortcut).toBe(server);
     }
-    expect((await both(left[0]!)).answer).toMatchObject({ id: 1, error: { code: expect.any(Number) } });
-    expect((await both(left[2]!)).answer).toMatchObject({ id: 3, error: { code: expect.any(Number) } });
-    expect((await both(left[3]!)).answer).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+    expect((await both(left[0]!)).answer).toEqual({ jsonrpc: '2.0', id: 4, result: {} });
+    expect((await both(left[3]!)).answer).toMatchObject({ id: 7, error: { code: -32601 } });
+  });
+
+  it('answers malformed params with -32602 naming each part, where the SDK Server alone answers -32603', async () => {
+    const cases: [JSONRPCRequest, { location: string; message: string }[]][] = [
+      [
+        call(1, { arguments: { say: 'no name' } }),
+        [{ location: 'params.name', message: 'missing (expected string)' }],
+      ],
+      [
+        call(2, { name: 'earshot_echo', arguments: 'not an object' }),
+        [{ location: 'params.arguments', message: 'expected object, got string' }],
+      ],
+      [
+        call(3, { name: 7, arguments: [1], _meta: { progressToken: 1.5 } }),
+        [
+          { location: 'params._meta.progressToken', message: 'expected string or integer, got number' },
+          { location: 'params.name', message: 'expected string, got number' },
+          { location: 'params.arguments', message: 'expected object, got array' },
+        ],
+      ],
+      [
+        { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 5 } },
+        [{ location: 'params.cursor', message: 'expected string, got number' }],
+      ],
+      [
+        { jsonrpc: '2.0', id: 5, method: 'initialize', params: {} },
+        [
+          { location: 'params.protocolVersion', message: 'missing (expected string)' },
+          { location: 'params.capabilities', message: 'missing (expected object)' },
+          { location: 'params.clientInfo', message: 'missing (expected object)' },
+        ],
+      ],
+    ];
+    for (const [message, errors] of cases) {
+      // The Server alone drops a message the JSON-RPC schema refuses (a malformed _meta), unanswered.
+      if (JSONRPCMessageSchema.safeParse(message).success) {
+        const [server] = await viaServer.transport.exchange([message], connection);
+        expect(server).toMatchObject({ id: message.id, error: { code: -32603 } });
+      }
+      const [shortcut] = await direct.transport.exchange([message], connection);
+      expect(shortcut).toEqual({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: -32602,
+          message: `Invalid params for ${message.method}: ${errors.map((e) => `${e.location}: ${e.message}`).join('; ')}`,
+          data: { errors },
+        },
+      });
+    }
+  });
+
+  it('names the first five refused parts in the message and every one in data.errors', async () => {
+    const message: JSONRPCRequest = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: 1,
+        capabilities: 5,
+        clientInfo: { name: 1, version: 2, icons: [{ src: 1 }, { src: 2 }] },
+      },
+    };
+    const [answer] = await direct.transport.exchange([message], connection);
+    const { error } = answer as unknown as {
+      error: { message: string; data: { errors: { location: string }[] } };
+    };
+    expect(error.data.errors.map((e) => e.location)).toEqual([
+      'params.protocolVersion',
+      'params.capabilities',
+      'params.clientInfo.name',
+      'params.clientInfo.icons.0.src',
+      'params.clientInfo.icons.1.src',
+      'params.clientInfo.version',
+    ]);
+    expect(error.message).toMatch(/params\.clientInfo\.icons\.1\.src: expected string, got number; 1 more$/);
+  });
+
+  it('runs a task-augmented call as a plain one: the server declares no task support', async () => {
+    const message = call(3, { name: 'earshot_echo', arguments: { say: 'hi' }, task: { ttl: 1000 } });
+    const [server] = await viaServer.transport.exchange([message], connection);
+    expect(server).toMatchObject({ id: 3, error: { code: -32603 } });
+    const { task: _, ...plain } = message.params as Record<string, unknown>;
+    const [alone] = await direct.transport.exchange([call(3, plain)], connection);
+    expect(await direct.direct(message, connection)).toEqual(alone);
+    expect(alone).toMatchObject({ id: 3, result: { content: [{ type: 'text', text: 'said hi' }] } });
   });
 
   it('checks a result as the SDK Server does: refuses a malformed one, normalizes the rest', async () => {
@@ -192,10 +282,10 @@ describe('a tools/call answered past the SDK dispatch', () => {
     const check = vi.spyOn(CallToolResultSchema, 'safeParse');
     try {
       for (const [id, say] of ['hi', 'number keys'].entries())
-        await direct.toolCall(call(id, { name: 'earshot_echo', arguments: { say } }), connection);
-      await direct.toolCall(call(2, { name: 'earshot_missing', arguments: {} }), connection);
+        await direct.direct(call(id, { name: 'earshot_echo', arguments: { say } }), connection);
+      await direct.direct(call(2, { name: 'earshot_missing', arguments: {} }), connection);
       expect(check).not.toHaveBeenCalled();
-      await direct.toolCall(call(3, { name: 'earshot_echo', arguments: { say: 'proto key' } }), connection);
+      await direct.direct(call(3, { name: 'earshot_echo', arguments: { say: 'proto key' } }), connection);
       expect(check).toHaveBeenCalledTimes(1);
     } finally {
       check.mockRestore();
@@ -228,7 +318,10 @@ describe('a tools/call answered past the SDK dispatch', () => {
     ];
     const server = await viaServer.transport.exchange(batch, connection);
     const shortcut = await direct.transport.exchange(batch, connection);
-    expect(JSON.stringify(shortcut)).toBe(JSON.stringify(server));
+    // The malformed call is the one answer that differs: -32602 where the Server alone says -32603.
+    expect(shortcut[2]).toMatchObject({ error: { code: -32602 } });
+    expect(server[2]).toMatchObject({ error: { code: -32603 } });
+    expect(JSON.stringify(shortcut.toSpliced(2, 1))).toBe(JSON.stringify(server.toSpliced(2, 1)));
     expect(shortcut.map((answer) => answer.id)).toEqual([
       0,
       0,

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ClientRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TOOL_TABLE } from '../../src/agents/tool-table.ts';
 import { buildTools } from '../../src/agents/tools.ts';
@@ -495,9 +496,9 @@ describe('one MCP server for every POST', () => {
     }
   });
 
-  it('answers a well-formed tools/call without the SDK dispatch, and the rest through it', async () => {
+  it('answers every tools/call without the SDK dispatch, and the rest through it', async () => {
     // Where the SDK's Protocol hands every request it dispatches to its handlers (docs/agents.md,
-    // "How a call runs"): seen for tools/list, never for a well-formed tools/call.
+    // "How a call runs"): seen for tools/list, never for a tools/call, well-formed or not.
     const dispatch = vi.spyOn(
       Protocol.prototype as unknown as { _onrequest(...args: unknown[]): void },
       '_onrequest',
@@ -512,15 +513,14 @@ describe('one MCP server for every POST', () => {
         id: 2,
         result: { structuredContent: { data: [expect.anything()] } },
       });
-      expect(dispatch).not.toHaveBeenCalled();
       const malformed = await post(h.tenant.headers, {
         jsonrpc: '2.0',
         id: 3,
         method: 'tools/call',
         params: {},
       });
-      expect(await malformed.json()).toMatchObject({ id: 3, error: expect.anything() });
-      expect(dispatch).toHaveBeenCalledTimes(1);
+      expect(await malformed.json()).toMatchObject({ id: 3, error: { code: -32602 } });
+      expect(dispatch).not.toHaveBeenCalled();
     } finally {
       dispatch.mockRestore();
     }
@@ -566,6 +566,13 @@ describe('one MCP server for every POST', () => {
       status: 400,
       code: -32700,
     });
+    // Malformed params with no id to answer them by, or with a malformed id too: the whole POST.
+    for (const message of [
+      { jsonrpc: '2.0', method: 'notifications/initialized', params: 'x' },
+      { jsonrpc: '2.0', id: 1.5, method: 'ping', params: 'x' },
+      { jsonrpc: '2.0', id: 1, method: 'ping', params: 'x', extra: true },
+    ])
+      expect(await refused(await post(h.tenant.headers, message))).toEqual({ status: 400, code: -32700 });
     const initialize = {
       jsonrpc: '2.0',
       method: 'initialize',
@@ -588,6 +595,189 @@ describe('one MCP server for every POST', () => {
       status: 400,
       code: -32600,
     });
+  });
+});
+
+describe('malformed params', () => {
+  type Answer = {
+    jsonrpc: '2.0';
+    id: unknown;
+    result?: unknown;
+    error?: { code: number; message: string; data?: { errors: { location: string; message: string }[] } };
+  };
+  const request = (id: number | string, method: string, params?: unknown) => ({
+    jsonrpc: '2.0',
+    id,
+    method,
+    ...(params !== undefined && { params }),
+  });
+  const answered = async (body: unknown) => {
+    const response = await post(h.tenant.headers, body as object);
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    return (await response.json()) as Answer;
+  };
+
+  it('answers -32602 naming what is wrong, never -32603, for every shape of every method served', async () => {
+    const initialize = {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    };
+    // Each request, and where its error is: the location and the wording of each refused part.
+    const cases: [string, unknown, [string, string][]][] = [
+      ['tools/call', 'earshot_alert_list', [['params', 'expected object, got string']]],
+      ['tools/call', ['earshot_alert_list'], [['params', 'expected object, got array']]],
+      ['tools/call', null, [['params', 'expected object, got null']]],
+      ['tools/call', undefined, [['params', 'missing (expected object)']]],
+      ['tools/call', {}, [['params.name', 'missing (expected string)']]],
+      ['tools/call', { arguments: {} }, [['params.name', 'missing (expected string)']]],
+      ['tools/call', { name: 5 }, [['params.name', 'expected string, got number']]],
+      ['tools/call', { name: null, arguments: {} }, [['params.name', 'expected string, got null']]],
+      [
+        'tools/call',
+        { name: 'earshot_alert_list', arguments: 'x' },
+        [['params.arguments', 'expected object, got string']],
+      ],
+      [
+        'tools/call',
+        { name: 'earshot_alert_list', arguments: [] },
+        [['params.arguments', 'expected object, got array']],
+      ],
+      [
+        'tools/call',
+        { name: 'earshot_alert_list', arguments: null },
+        [['params.arguments', 'expected object, got null']],
+      ],
+      [
+        'tools/call',
+        { name: 'earshot_alert_list', _meta: 5 },
+        [['params._meta', 'expected object, got number']],
+      ],
+      [
+        'tools/call',
+        { name: 'earshot_alert_list', _meta: { progressToken: {} } },
+        [['params._meta.progressToken', 'expected string or number, got object']],
+      ],
+      [
+        'tools/call',
+        { name: 'earshot_alert_list', task: 5 },
+        [['params.task', 'expected object, got number']],
+      ],
+      [
+        'tools/call',
+        { name: 7, arguments: 'x' },
+        [
+          ['params.name', 'expected string, got number'],
+          ['params.arguments', 'expected object, got string'],
+        ],
+      ],
+      ['tools/list', 'x', [['params', 'expected object, got string']]],
+      ['tools/list', [], [['params', 'expected object, got array']]],
+      ['tools/list', { cursor: 5 }, [['params.cursor', 'expected string, got number']]],
+      ['tools/list', { cursor: null }, [['params.cursor', 'expected string, got null']]],
+      ['tools/list', { cursor: 'abc' }, [['params.cursor', 'is not a cursor this server issued']]],
+      ['tools/list', { cursor: '' }, [['params.cursor', 'is not a cursor this server issued']]],
+      ['ping', 5, [['params', 'expected object, got number']]],
+      ['ping', [], [['params', 'expected object, got array']]],
+      ['ping', { _meta: 'x' }, [['params._meta', 'expected object, got string']]],
+      ['initialize', 'x', [['params', 'expected object, got string']]],
+      [
+        'initialize',
+        {},
+        [
+          ['params.protocolVersion', 'missing (expected string)'],
+          ['params.capabilities', 'missing (expected object)'],
+          ['params.clientInfo', 'missing (expected object)'],
+        ],
+      ],
+      [
+        'initialize',
+        { ...initialize, clientInfo: { name: 5, version: '1' } },
+        [['params.clientInfo.name', 'expected string, got number']],
+      ],
+    ];
+    for (const [n, [method, params, parts]] of cases.entries()) {
+      const body = request(n, method, params);
+      const answer = await answered(body);
+      expect(answer, JSON.stringify(body)).toMatchObject({
+        jsonrpc: '2.0',
+        id: n,
+        error: {
+          code: -32602,
+          data: { errors: parts.map(([location, message]) => ({ location, message })) },
+        },
+      });
+      expect(answer.error?.message).toMatch(new RegExp(`^Invalid params for ${method}: params`));
+      for (const [location] of parts) expect(answer.error?.message).toContain(`${location}: `);
+    }
+    // The same methods with well-formed params still answer as before.
+    expect(await answered(request('p', 'ping', { a: 1 }))).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
+    expect((await answered(request('l', 'tools/list', {}))).result).toMatchObject({
+      tools: expect.any(Array),
+    });
+    expect((await answered(request('i', 'initialize', initialize))).result).toMatchObject({
+      protocolVersion: '2025-06-18',
+    });
+  });
+
+  it('answers every request method of MCP with bad params: -32602 where served, -32601 where not', async () => {
+    const served = ['initialize', 'ping', 'tools/list', 'tools/call'];
+    const methods = ClientRequestSchema.options.map((schema) => schema.shape.method.value);
+    expect(methods).toEqual(expect.arrayContaining(served));
+    for (const params of ['x', { _meta: 5 }, { _meta: { progressToken: 1.5 } }])
+      for (const method of methods) {
+        const answer = await answered(request(method, method, params));
+        expect(answer.error?.code, `${method} ${JSON.stringify(params)}`).toBe(
+          served.includes(method) ? -32602 : -32601,
+        );
+      }
+  });
+
+  it('runs a tools/call that asks for a task as a plain call: the server declares no task support', async () => {
+    const asTask = await answered(
+      request(1, 'tools/call', { name: 'earshot_alert_list', arguments: {}, task: { ttl: 60_000 } }),
+    );
+    const plain = await answered(request(1, 'tools/call', { name: 'earshot_alert_list', arguments: {} }));
+    expect(asTask).toEqual(plain);
+    expect(asTask.result).toMatchObject({ structuredContent: { data: [expect.anything()] } });
+  });
+
+  it('keeps an unknown tool a tool result with isError, as the SDK McpServer answers it', async () => {
+    const answer = await answered(request(1, 'tools/call', { name: 'earshot_nope', arguments: {} }));
+    expect(answer.result).toMatchObject({
+      isError: true,
+      structuredContent: { error_code: 'invalid_parameter', errors: [{ location: 'name' }] },
+    });
+  });
+
+  it('answers a batch message by message: bad params -32602 with their own ids, the rest as usual', async () => {
+    const response = await post(h.tenant.headers, [
+      request('a', 'tools/call', { name: 'earshot_alert_list', arguments: {} }),
+      request('b', 'tools/call', 'earshot_alert_list'),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      request('c', 'ping'),
+      request('d', 'tools/list', { cursor: 5 }),
+      request('e', 'ping', []),
+      request('f', 'tools/call', { name: 'earshot_alert_list', arguments: [] }),
+      request('g', 'no/such', 'x'),
+      request('h', 'tools/list'),
+    ] as never);
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as Answer[];
+    expect(answers.map((answer) => [answer.id, answer.error?.code ?? 'result'])).toEqual([
+      ['a', 'result'],
+      ['b', -32602],
+      ['c', 'result'],
+      ['d', -32602],
+      ['e', -32602],
+      ['f', -32602],
+      ['g', -32601],
+      ['h', 'result'],
+    ]);
+    expect(answers[0]?.result).toMatchObject({ structuredContent: { data: [expect.anything()] } });
+    expect(answers[1]?.error?.message).toBe(
+      'Invalid params for tools/call: params: expected object, got string',
+    );
   });
 });
 
