@@ -9,7 +9,8 @@ export const MAX_WINDOWS = 50;
 /**
  * Characters of a segment's or clip's title, description, summary or intro statement that a window
  * copies. The event does not bound these texts, and every window in the segment or clip copies them:
- * uncut, one 9 MB episode made each of its matches 450 MB (docs/matching.md, Windows).
+ * uncut, one 9 MB episode made each of its matches 450 million characters of JSON (docs/matching.md,
+ * Windows).
  */
 export const MAX_WINDOW_TEXT = 2_000;
 
