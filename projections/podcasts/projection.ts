@@ -68,7 +68,7 @@ function valuesOf(event: PodcastUpserted | EpisodeTranscribed): Values {
   const out: Values = {};
   for (const field of FIELDS) if (values[field] !== undefined) out[field] = values[field];
   if (typeof out.title === 'string') out.search_title = titleKey(out.title);
-  if (typeof out.description === 'string') out.search_description = searchKey(out.description);
+  if (typeof out.description === 'string') out.search_description = descriptionKey(out.description);
   return out;
 }
 
@@ -79,6 +79,21 @@ function valuesOf(event: PodcastUpserted | EpisodeTranscribed): Values {
  */
 const TITLE_KEY_CHARS = 500;
 const titleKey = (title: string) => Array.from(searchKey(title)).slice(0, TITLE_KEY_CHARS).join('').trimEnd();
+
+/**
+ * A description's search key, at most DESCRIPTION_KEY_CHARS characters: its full-text index holds
+ * to_tsvector of it, which PostgreSQL refuses past 1 MB, and folding can make a description of
+ * 100,000 characters far longer ('㌖' is six letters, 'ﷺ' four words): such a key of 1.5 MB made
+ * the event fail and be parked, and one of 1.9 MB cost 0.65 s to index and to every query that read
+ * it. 100,000 characters make at most about 0.55 MB of tsvector, and an unfolded description is never cut.
+ */
+export const DESCRIPTION_KEY_CHARS = 100_000;
+const descriptionKey = (description: string) => {
+  const key = searchKey(description);
+  return key.length <= DESCRIPTION_KEY_CHARS
+    ? key
+    : Array.from(key).slice(0, DESCRIPTION_KEY_CHARS).join('').trimEnd();
+};
 
 /** Merges a batch's events per podcast, field by field, the later occurred_at winning. */
 function mergeBatch(events: readonly RecordedEvent[]): Version[] {

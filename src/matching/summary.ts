@@ -13,6 +13,14 @@ export interface SummaryProvider {
 
 export const MAX_SUMMARY_LENGTH = 600;
 const SENTENCES = 2;
+/**
+ * What the extractive provider weighs: the first distinct sentences of the mention lines and the
+ * first variants of the match. Each sentence is checked against each variant: unbounded, one 0.5 MB
+ * episode (16,000 sentences, 40,000 variants) held the summarizer for 27 s on one match
+ * (docs/matching-pipeline.md, Summaries).
+ */
+export const MAX_SUMMARY_SENTENCES = 1_000;
+export const MAX_SUMMARY_VARIANTS = 100;
 
 const STOP_WORDS = new Set(
   (
@@ -36,13 +44,16 @@ interface Candidate {
 export const extractiveSummaryProvider: SummaryProvider = {
   name: 'extractive',
   async summarize(match) {
-    const variants = match.mentionVariants.map((variant) => variant.toLowerCase());
+    const variants = match.mentionVariants
+      .slice(0, MAX_SUMMARY_VARIANTS)
+      .map((variant) => variant.toLowerCase());
     const candidates: Candidate[] = [];
     const seen = new Set<string>();
-    for (const window of match.windows) {
+    collect: for (const window of match.windows) {
       for (const line of window.lines) {
         if (!line.is_mention) continue;
         for (const sentence of sentencesOf(line.text)) {
+          if (seen.size === MAX_SUMMARY_SENTENCES) break collect;
           const key = sentence.toLowerCase();
           if (seen.has(key)) continue;
           seen.add(key);

@@ -6,6 +6,13 @@ import { normaliseSpeakerRole, type SpeakerRole } from './roles.ts';
 export const WINDOW_CONTEXT_LINES = 2;
 /** Windows kept per match; more set `truncated`. */
 export const MAX_WINDOWS = 50;
+/**
+ * Characters of a segment's or clip's title, description, summary or intro statement that a window
+ * copies. The event does not bound these texts, and every window in the segment or clip copies them:
+ * uncut, one 9 MB episode made each of its matches 450 million characters of JSON (docs/matching.md,
+ * Windows).
+ */
+export const MAX_WINDOW_TEXT = 2_000;
 
 export interface WindowSources {
   lines: readonly TranscriptLine[];
@@ -27,6 +34,7 @@ export function buildWindows(
 ): { windows: MatchWindow[]; truncated: boolean } {
   const { lines } = sources;
   const ranges: { first: number; last: number; mentions: number[] }[] = [];
+  const clips = clipIndex(sources.clips ?? []);
   let truncated = false;
   for (const index of mentionIndexes) {
     const first = Math.max(0, index - contextLines);
@@ -53,22 +61,35 @@ export function buildWindows(
     const segment = segmentOf(mentionLines[0]!, sources.segments ?? []);
     if (segment !== undefined) {
       window.segment_id = segment.id;
-      assignDefined(window, 'segment_title', segment.title);
-      assignDefined(window, 'segment_description', segment.description);
-      assignDefined(window, 'segment_summary', segment.summary);
+      assignDefined(window, 'segment_title', cutText(segment.title));
+      assignDefined(window, 'segment_description', cutText(segment.description));
+      assignDefined(window, 'segment_summary', cutText(segment.summary));
       assignDefined(window, 'segment_type', segment.type);
     }
-    const clip = clipOf(mentionLines, sources.clips ?? []);
+    const clip = clipOf(mentionLines, clips);
     if (clip !== undefined) {
       window.clip_id = clip.id;
-      assignDefined(window, 'clip_title', clip.title);
-      assignDefined(window, 'clip_description', clip.description);
-      assignDefined(window, 'clip_intro_statement', clip.intro_statement);
+      assignDefined(window, 'clip_title', cutText(clip.title));
+      assignDefined(window, 'clip_description', cutText(clip.description));
+      assignDefined(window, 'clip_intro_statement', cutText(clip.intro_statement));
       assignDefined(window, 'clip_type', clip.type);
     }
     return window;
   });
   return { windows, truncated };
+}
+
+/** The text's first MAX_WINDOW_TEXT characters (code points: a surrogate pair is never split). */
+function cutText(text: string | undefined): string | undefined {
+  if (text === undefined || text.length <= MAX_WINDOW_TEXT) return text;
+  let end = 0;
+  let count = 0;
+  for (const ch of text) {
+    if (count === MAX_WINDOW_TEXT) break;
+    end += ch.length;
+    count++;
+  }
+  return text.slice(0, end);
 }
 
 function assignDefined<K extends keyof MatchWindow>(
@@ -120,19 +141,59 @@ function segmentOf(line: TranscriptLine, segments: readonly EpisodeSegment[]): E
   return undefined;
 }
 
+/**
+ * The clips with a time range, by start, with the largest end among each prefix: a line overlaps
+ * some clip exactly when a clip starting before the line ends (at or before the line's start, for a
+ * zero-length line) ends after the line starts. Scanning every clip for every mention line instead
+ * cost 1 s for a window of 100,000 lines beside 1,000 clips that overlap none of them.
+ */
+interface ClipIndex {
+  /** With each clip's place in the event: between equal engagement scores the earlier one wins. */
+  clips: { clip: EpisodeClip; start: number; end: number; order: number }[];
+  maxEnd: number[];
+}
+
+function clipIndex(clips: readonly EpisodeClip[]): ClipIndex {
+  const timed: ClipIndex['clips'] = [];
+  clips.forEach((clip, order) => {
+    if (clip.start_seconds !== undefined && clip.end_seconds !== undefined)
+      timed.push({ clip, start: clip.start_seconds, end: clip.end_seconds, order });
+  });
+  timed.sort((a, b) => a.start - b.start);
+  const maxEnd: number[] = [];
+  for (const { end } of timed) maxEnd.push(Math.max(maxEnd[maxEnd.length - 1] ?? -Infinity, end));
+  return { clips: timed, maxEnd };
+}
+
+/** How many clips (a prefix of the index) start early enough to overlap the line. */
+function startingBefore(index: ClipIndex, line: TranscriptLine): number {
+  const zeroLength = line.end_seconds <= line.start_seconds;
+  let low = 0;
+  let high = index.clips.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const start = index.clips[mid]!.start;
+    if (zeroLength ? start <= line.start_seconds : start < line.end_seconds) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /** The clip overlapping the window's earliest mention line that overlaps any; highest engagement wins. */
-function clipOf(
-  mentionLines: readonly TranscriptLine[],
-  clips: readonly EpisodeClip[],
-): EpisodeClip | undefined {
+function clipOf(mentionLines: readonly TranscriptLine[], index: ClipIndex): EpisodeClip | undefined {
   for (const line of mentionLines) {
-    let best: EpisodeClip | undefined;
-    for (const clip of clips) {
-      if (clip.start_seconds === undefined || clip.end_seconds === undefined) continue;
-      if (!overlaps(line, clip.start_seconds, clip.end_seconds)) continue;
-      if (best === undefined || (clip.engagement_score ?? 0) > (best.engagement_score ?? 0)) best = clip;
+    const count = startingBefore(index, line);
+    if (count === 0 || index.maxEnd[count - 1]! <= line.start_seconds) continue;
+    let best: ClipIndex['clips'][number] | undefined;
+    for (let i = 0; i < count; i++) {
+      const candidate = index.clips[i]!;
+      if (!overlaps(line, candidate.start, candidate.end)) continue;
+      const score = candidate.clip.engagement_score ?? 0;
+      const bestScore = best?.clip.engagement_score ?? 0;
+      if (best === undefined || score > bestScore || (score === bestScore && candidate.order < best.order))
+        best = candidate;
     }
-    if (best !== undefined) return best;
+    if (best !== undefined) return best.clip;
   }
   return undefined;
 }

@@ -227,6 +227,23 @@ describe('matchEpisode: PODCAST_SPEAKER', () => {
     expect(run(watchlist, guestEpisode('panelist')).map((r) => r.roles)).toEqual([['PANELIST']]);
   });
 
+  it('works out the evidence once for the alerts on one speaker with the same speaker_roles', () => {
+    const alerts = [
+      ...['a', 'b', 'c'].map((id) => ({ ...speakerAlert(), alertId: id })),
+      ...['d', 'e'].map((id) => ({ ...speakerAlert({ speakerRoles: ['GUEST', 'PANELIST'] }), alertId: id })),
+      { ...speakerAlert({ speakerRoles: ['PANELIST', 'GUEST', 'GUEST'] }), alertId: 'f' },
+    ];
+    const matches = run(watchlistOf([jensen], alerts), guestEpisode('GUEST'));
+    const windowsOf = (alertId: string) => matches.find((m) => m.alertId === alertId)!.windows;
+    expect(matches).toHaveLength(6);
+    expect(windowsOf('b')).toBe(windowsOf('a'));
+    expect(windowsOf('c')).toBe(windowsOf('a'));
+    expect(windowsOf('e')).toBe(windowsOf('d'));
+    expect(windowsOf('f')).toBe(windowsOf('d'));
+    expect(windowsOf('d')).not.toBe(windowsOf('a'));
+    expect(windowsOf('d')).toEqual(windowsOf('a'));
+  });
+
   it('attributes lines without speaker_id by speaker name', () => {
     const watchlist = watchlistOf([jensen], [speakerAlert()]);
     const lines = transcriptLines(fillerLines(10));

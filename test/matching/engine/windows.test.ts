@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { EpisodeSpeaker } from '../../../src/ingestion/events.ts';
-import { buildWindows } from '../../../src/matching/engine/windows.ts';
+import type { EpisodeClip, EpisodeSpeaker, TranscriptLine } from '../../../src/ingestion/events.ts';
+import { buildWindows, MAX_WINDOW_TEXT, MAX_WINDOWS } from '../../../src/matching/engine/windows.ts';
 import { fillerLines, transcriptLines } from '../episode-fixture.ts';
 
 const lines = transcriptLines(fillerLines(600));
@@ -100,6 +101,106 @@ describe('buildWindows', () => {
     });
     expect(windows[2]!.clip_id).toBeUndefined();
     expect(windows[2]!.segment_id).toBe('s2');
+  });
+
+  it('copies at most MAX_WINDOW_TEXT characters of each segment and clip text into every window', () => {
+    // 1,999 letters then astral characters: the cut falls inside them and must not split a pair.
+    const long = (letter: string) => `${letter.repeat(MAX_WINDOW_TEXT - 1)}${'😀'.repeat(100_000)}`;
+    const texts = { title: long('t'), description: long('d'), summary: long('s') };
+    const segments = [{ id: 's1', ...texts, start_line: 1, end_line: 600 }];
+    const clips = [
+      {
+        id: 'c1',
+        title: long('c'),
+        description: long('e'),
+        intro_statement: long('i'),
+        start_seconds: 0,
+        end_seconds: 6000,
+      },
+    ];
+    const mentionEvery10th = Array.from({ length: 60 }, (_, i) => i * 10);
+    const { windows, truncated } = buildWindows({ lines, segments, clips }, mentionEvery10th);
+    expect(truncated).toBe(true);
+    expect(windows).toHaveLength(MAX_WINDOWS);
+    const prefix = (text: string) => `${text.slice(0, MAX_WINDOW_TEXT - 1)}😀`;
+    for (const window of windows)
+      expect(window).toMatchObject({
+        segment_title: prefix(texts.title),
+        segment_description: prefix(texts.description),
+        segment_summary: prefix(texts.summary),
+        clip_title: prefix(clips[0]!.title),
+        clip_description: prefix(clips[0]!.description),
+        clip_intro_statement: prefix(clips[0]!.intro_statement),
+      });
+    // What a match holds is bounded by the windows' lines plus 6 cut texts a window, whatever was sent.
+    const linesLength = JSON.stringify(windows.map((w) => w.lines)).length;
+    expect(JSON.stringify(windows).length).toBeLessThan(
+      linesLength + MAX_WINDOWS * 6 * 2 * (MAX_WINDOW_TEXT + 100),
+    );
+  });
+
+  it('keeps a segment or clip text of MAX_WINDOW_TEXT characters whole', () => {
+    const title = '😀'.repeat(MAX_WINDOW_TEXT);
+    const { windows } = buildWindows(
+      { lines, segments: [{ id: 's1', title, start_line: 1, end_line: 9 }] },
+      [1],
+    );
+    expect(windows[0]!.segment_title).toBe(title);
+  });
+
+  it('names the clip the documented rule names, for any lines and clips', () => {
+    // The rule as docs/matching.md states it, clip by clip for each mention line.
+    const overlaps = (line: TranscriptLine, clip: EpisodeClip) =>
+      line.start_seconds < clip.end_seconds! &&
+      (line.end_seconds > clip.start_seconds! ||
+        (line.end_seconds <= line.start_seconds && line.start_seconds >= clip.start_seconds!));
+    const reference = (mentionLines: TranscriptLine[], clips: EpisodeClip[]) => {
+      for (const line of mentionLines) {
+        let best: EpisodeClip | undefined;
+        for (const clip of clips) {
+          if (clip.start_seconds === undefined || clip.end_seconds === undefined || !overlaps(line, clip))
+            continue;
+          if (best === undefined || (clip.engagement_score ?? 0) > (best.engagement_score ?? 0)) best = clip;
+        }
+        if (best !== undefined) return best.id;
+      }
+      return undefined;
+    };
+    const second = fc.integer({ min: 0, max: 12 });
+    const span = fc.tuple(second, fc.integer({ min: -2, max: 4 })).map(([start, length]) => ({
+      start_seconds: start,
+      end_seconds: Math.max(0, start + length),
+    }));
+    const clip = fc.record(
+      {
+        span: fc.option(span, { nil: undefined }),
+        score: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+      },
+      { requiredKeys: ['span'] },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(span, { minLength: 1, maxLength: 12 }),
+        fc.array(clip, { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (spans, clipSpecs, picks) => {
+          const lines = spans.map((s, i) => ({ number: i + 1, text: 'x', ...s }));
+          const clips: EpisodeClip[] = clipSpecs.map(({ span, score }, i) => ({
+            id: `c${i}`,
+            title: 't',
+            ...(span ?? {}),
+            ...(score === undefined ? {} : { engagement_score: score }),
+          })) as EpisodeClip[];
+          const mentions = [...new Set(picks.map((p) => p % lines.length))].sort((a, b) => a - b);
+          const { windows } = buildWindows({ lines, clips }, mentions);
+          for (const window of windows) {
+            const inWindow = window.lines.filter((l) => l.is_mention).map((l) => lines[l.number - 1]!);
+            expect(window.clip_id).toBe(reference(inWindow, clips));
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('gives each line its role and speaker, from the line or from its speaker', () => {
