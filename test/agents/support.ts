@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { type AgentsOptions, agentsCapability } from '../../src/agents/capability.ts';
 import { catalogProjections } from '../../src/catalog/capability.ts';
 import { buildCapabilities } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -20,7 +21,11 @@ export const ROOT_KEY = Buffer.alloc(32, 7);
  * The whole app (every capability) listening on a real local port, its PUBLIC_BASE_URL that
  * address; `advance(ms)` moves its clock.
  */
-export async function agentsHarness(env: Record<string, string> = {}, logger?: FastifyBaseLogger) {
+export async function agentsHarness(
+  env: Record<string, string> = {},
+  logger?: FastifyBaseLogger,
+  agents?: AgentsOptions,
+) {
   const testDb = await createTestDb();
   const { db } = testDb;
   const store = createPostgresEventStore(db, { pollIntervalMs: 50 });
@@ -37,7 +42,9 @@ export async function agentsHarness(env: Record<string, string> = {}, logger?: F
   const app = await buildHttpApp({
     db,
     cursorKey: Buffer.alloc(32, 8),
-    routes: buildCapabilities(runtime).flatMap((c) => c.routes ?? []),
+    routes: buildCapabilities(runtime)
+      .map((c) => (c.name === 'agents' && agents ? agentsCapability(runtime, agents) : c))
+      .flatMap((c) => c.routes ?? []),
     server: early,
     ...(logger ? { logger } : {}),
   });
