@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cacheLifetimeSeconds,
   clientIdUrlProblem,
+  createClientMetadataResolver,
   parseMetadataDocument,
 } from '../../src/agents/oauth/client-metadata.ts';
+import { parseAllowCidrs } from '../../src/webhooks/address-rule.ts';
+import { type DocumentServer, startDocumentServer } from './support.ts';
 
 const NOW = new Date('2026-11-29T00:00:00Z');
 
@@ -93,5 +96,46 @@ describe('how long a document is kept', () => {
     expect(seconds({ 'cache-control': 'max-age=5' })).toBe(60);
     expect(seconds({ 'cache-control': 'max-age=31536000' })).toBe(86_400);
     expect(seconds({ expires: 'garbage' })).toBe(60);
+  });
+});
+
+describe('the resolver against a real https server', () => {
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    docs = await startDocumentServer();
+  });
+  afterAll(() => docs?.close());
+  const resolver = (maxConcurrentFetches?: number) =>
+    createClientMetadataResolver({
+      allow: parseAllowCidrs(['127.0.0.1/32']),
+      ca: docs.tls.ca,
+      timeoutMs: 1_000,
+      ...(maxConcurrentFetches !== undefined && { maxConcurrentFetches }),
+      now: () => new Date(),
+    });
+  const document = { client_name: 'Agent', redirect_uris: ['http://127.0.0.1:3000/cb'] };
+
+  it('shares one fetch between concurrent requests for one URL', async () => {
+    const url = docs.serve('/shared.json', document);
+    const resolve = resolver();
+    const [a, b] = await Promise.all([resolve.resolve(url), resolve.resolve(url)]);
+    expect(a).toMatchObject({ ok: true, fetched: true });
+    expect(b).toBe(a);
+    expect(docs.hits('/shared.json')).toBe(1);
+    expect(await resolve.resolve(url)).toMatchObject({ ok: true, fetched: false });
+    expect(docs.hits('/shared.json')).toBe(1);
+  });
+
+  it('refuses a fetch beyond the concurrency bound instead of queueing it', async () => {
+    const slow = docs.handle('/stalled.json', () => undefined);
+    const other = docs.serve('/other.json', document);
+    const resolve = resolver(1);
+    const stalled = resolve.resolve(slow);
+    expect(await resolve.resolve(other)).toEqual({
+      ok: false,
+      message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+    });
+    expect(await stalled).toMatchObject({ ok: false, message: expect.stringContaining('within 1000 ms') });
+    expect(await resolve.resolve(other)).toMatchObject({ ok: true });
   });
 });

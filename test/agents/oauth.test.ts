@@ -1,7 +1,4 @@
-import type { ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as oauth from 'oauth4webapi';
@@ -11,8 +8,13 @@ import { findGrant, lockRefreshToken, revokeGrant } from '../../src/agents/oauth
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { ENTITY, seedEntity } from '../alerts/support.ts';
 import { createTenant } from '../support/platform.ts';
-import { testTls } from '../support/tls.ts';
-import { type AgentsHarness, agentsHarness, mcpPost } from './support.ts';
+import {
+  type AgentsHarness,
+  agentsHarness,
+  type DocumentServer,
+  mcpPost,
+  startDocumentServer,
+} from './support.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -686,51 +688,10 @@ describe('client names shown on the consent page', () => {
   });
 });
 
-/**
- * A local https server (certificate from the throwaway test CA) that serves client metadata
- * documents: each path answers as its handler says, and every request is counted by path.
- */
-async function startDocumentServer() {
-  const tls = testTls();
-  const handlers = new Map<string, (res: ServerResponse) => void>();
-  const hits = new Map<string, number>();
-  const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
-    const path = req.url ?? '';
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    const handler = handlers.get(path);
-    if (handler) handler(res);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const url = (path: string) => `https://127.0.0.1:${port}${path}`;
-  return {
-    tls,
-    url,
-    hits: (path: string) => hits.get(path) ?? 0,
-    handle(path: string, handler: (res: ServerResponse) => void) {
-      handlers.set(path, handler);
-      return url(path);
-    },
-    /** Serves `document` as JSON at `path` (its client_id defaults to the URL); returns the URL. */
-    serve(path: string, document: Record<string, unknown>, headers: Record<string, string> = {}) {
-      return this.handle(path, (res) => {
-        res
-          .writeHead(200, { 'content-type': 'application/json', ...headers })
-          .end(JSON.stringify({ client_id: url(path), ...document }));
-      });
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 describe('clients identified by a client metadata document URL', () => {
   const DOC_REDIRECT = 'http://127.0.0.1:9/cimd-callback';
   let hm: AgentsHarness;
-  let docs: Awaited<ReturnType<typeof startDocumentServer>>;
+  let docs: DocumentServer;
   let asm: oauth.AuthorizationServer;
 
   beforeAll(async () => {

@@ -21,6 +21,8 @@ export const METADATA_CACHE_MAX_SECONDS = 24 * 3600;
 /** Kept this long when the response carries no freshness information. */
 export const METADATA_CACHE_DEFAULT_SECONDS = 5 * 60;
 const CACHE_ENTRIES = 1000;
+/** Documents fetched at once per process; authorization requests beyond wait for nothing: refused. */
+export const METADATA_CONCURRENT_FETCHES = 16;
 const MAX_REDIRECT_URIS = 10;
 
 /**
@@ -62,6 +64,8 @@ export interface ClientMetadataOptions {
   timeoutMs?: number;
   /** Largest document accepted; default 5 KiB. */
   maxBytes?: number;
+  /** Distinct documents fetched at once; default 16. Anyone can start a fetch, so it is bounded. */
+  maxConcurrentFetches?: number;
   now(): Date;
 }
 
@@ -320,6 +324,7 @@ export function createClientMetadataResolver(options: ClientMetadataOptions): Cl
   // Map iteration order is insertion order: the oldest entry goes first beyond the bound.
   const cache = new Map<string, { client: MetadataDocumentClient; expiresAt: number }>();
   const inFlight = new Map<string, Promise<MetadataResult>>();
+  const maxConcurrent = options.maxConcurrentFetches ?? METADATA_CONCURRENT_FETCHES;
 
   async function fetchAndCheck(clientId: string): Promise<MetadataResult> {
     const fetched = await fetchDocument(clientId, settings);
@@ -348,6 +353,10 @@ export function createClientMetadataResolver(options: ClientMetadataOptions): Cl
         return { ok: true, client: cached.client, fetched: false };
       let pending = inFlight.get(clientId);
       if (!pending) {
+        if (inFlight.size >= maxConcurrent)
+          return failure(
+            'earshot is fetching too many client metadata documents at once; try again in a moment.',
+          );
         pending = fetchAndCheck(clientId).finally(() => inFlight.delete(clientId));
         inFlight.set(clientId, pending);
       }
