@@ -21,6 +21,8 @@ export interface Config {
   previousSecretKeys: Buffer[];
   retrySchedule: string;
   webhookAllowCidrs: string[];
+  /** EARSHOT_OAUTH_CLIENT_METADATA_ALLOW_CIDRS: private ranges client metadata documents may be fetched from (docs/agents.md). */
+  oauthClientMetadataAllowCidrs: string[];
   logLevel: string;
   /** Alert preview sweeps (docs/matching-pipeline.md, Previews). */
   previewLimits: SlotLimits;
@@ -137,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     retrySchedule: env.EARSHOT_RETRY_SCHEDULE ?? DEFAULT_RETRY_SCHEDULE,
     webhookAllowCidrs: list(env.EARSHOT_WEBHOOK_ALLOW_CIDRS) ?? [],
+    oauthClientMetadataAllowCidrs: list(env.EARSHOT_OAUTH_CLIENT_METADATA_ALLOW_CIDRS) ?? [],
     logLevel: env.LOG_LEVEL ?? 'info',
     previewLimits: {
       perProcess: count(env, 'EARSHOT_PREVIEW_CONCURRENCY', 4, 1, 1000),

@@ -39,8 +39,14 @@ export interface AllowList {
 
 export const NO_ALLOWED_RANGES: AllowList = { cidrs: [], allows: () => false };
 
-/** Parses EARSHOT_WEBHOOK_ALLOW_CIDRS entries ("10.0.0.0/8", "::1/128", or a bare address). */
-export function parseAllowCidrs(cidrs: readonly string[]): AllowList {
+/**
+ * Parses EARSHOT_WEBHOOK_ALLOW_CIDRS entries ("10.0.0.0/8", "::1/128", or a bare address); `setting`
+ * names the variable in the error (EARSHOT_OAUTH_CLIENT_METADATA_ALLOW_CIDRS uses the same form).
+ */
+export function parseAllowCidrs(
+  cidrs: readonly string[],
+  setting = 'EARSHOT_WEBHOOK_ALLOW_CIDRS',
+): AllowList {
   if (cidrs.length === 0) return NO_ALLOWED_RANGES;
   const list = new BlockList();
   for (const entry of cidrs) {
@@ -55,7 +61,7 @@ export function parseAllowCidrs(cidrs: readonly string[]): AllowList {
       prefix < 0 ||
       prefix > maxPrefix
     ) {
-      throw new Error(`EARSHOT_WEBHOOK_ALLOW_CIDRS: "${entry}" is not a CIDR such as 10.0.0.0/8 or fd00::/8`);
+      throw new Error(`${setting}: "${entry}" is not a CIDR such as 10.0.0.0/8 or fd00::/8`);
     }
     list.addSubnet(network, prefix, family === 6 ? 'ipv6' : 'ipv4');
   }
@@ -219,6 +225,10 @@ export interface UrlRuleOptions {
   resolve?: Resolve;
   /** Upper bound on name resolution; default 5000 ms. */
   resolveTimeoutMs?: number;
+  /** What the messages call the URL; default "Webhook URL". */
+  subject?: string;
+  /** The rule a non-public address breaks; default "webhook destinations must be public". */
+  publicRule?: string;
 }
 
 const fail = (reason: UrlRuleViolation, message: string, address?: string): UrlCheck =>
@@ -243,17 +253,18 @@ async function resolveWithin(
 /** Applies the webhook URL rule to `input`; never throws. */
 export async function checkWebhookUrl(input: string, options: UrlRuleOptions = {}): Promise<UrlCheck> {
   const allow = options.allow ?? NO_ALLOWED_RANGES;
+  const name = options.subject ?? 'Webhook URL';
   let url: URL;
   try {
     url = new URL(input);
   } catch {
-    return fail('invalid_url', 'Webhook URL is not a valid absolute URL.');
+    return fail('invalid_url', `${name} is not a valid absolute URL.`);
   }
   if (url.protocol !== 'https:') {
-    return fail('not_https', `Webhook URL must use https, not ${url.protocol.replace(/:$/, '')}.`);
+    return fail('not_https', `${name} must use https, not ${url.protocol.replace(/:$/, '')}.`);
   }
   if (url.username !== '' || url.password !== '') {
-    return fail('credentials_in_url', 'Webhook URL must not contain a user name or password.');
+    return fail('credentials_in_url', `${name} must not contain a user name or password.`);
   }
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(hostname);
@@ -269,10 +280,10 @@ export async function checkWebhookUrl(input: string, options: UrlRuleOptions = {
       );
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      return fail('unresolvable', `Webhook URL host ${hostname} could not be resolved (${detail}).`);
+      return fail('unresolvable', `${name} host ${hostname} could not be resolved (${detail}).`);
     }
     if (addresses.length === 0) {
-      return fail('unresolvable', `Webhook URL host ${hostname} has no addresses.`);
+      return fail('unresolvable', `${name} host ${hostname} has no addresses.`);
     }
   }
   for (const candidate of addresses) {
@@ -281,11 +292,11 @@ export async function checkWebhookUrl(input: string, options: UrlRuleOptions = {
     if (!nonPublic) continue;
     const subject =
       literal !== 0
-        ? `Webhook URL address ${hostname}`
-        : `Webhook URL host ${hostname} resolves to ${candidate.address}, which`;
+        ? `${name} address ${hostname}`
+        : `${name} host ${hostname} resolves to ${candidate.address}, which`;
     return fail(
       'non_public_address',
-      `${subject} is not a public address (${nonPublic.description}); webhook destinations must be public.`,
+      `${subject} is not a public address (${nonPublic.description}); ${options.publicRule ?? 'webhook destinations must be public'}.`,
       candidate.address,
     );
   }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentsHarness, agentsHarness } from './support.ts';
+import { type AgentsHarness, agentsHarness, type DocumentServer, startDocumentServer } from './support.ts';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -113,6 +113,75 @@ describe('the consent page in Chromium at phone width', () => {
       expect(back.searchParams.get('code')).toMatch(/^[\w-]{43}$/);
       expect(back.searchParams.get('state')).toBe('phone');
       expect(back.searchParams.get('iss')).toBe(h.url);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+describe('the consent page of a client metadata document client', () => {
+  let hm: AgentsHarness;
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    docs = await startDocumentServer();
+    hm = await agentsHarness({ EARSHOT_OAUTH_CLIENT_METADATA_ALLOW_CIDRS: '127.0.0.1/32' }, undefined, {
+      clientMetadata: { ca: docs.tls.ca },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await hm?.close();
+    await docs?.close();
+  });
+
+  it('is headed by the document host, shows the name as a claim, and still fits 390 px', async () => {
+    const clientId = docs.serve('/oauth/client-metadata.json', {
+      client_name: 'Claude Desktop on a rather long device name',
+      redirect_uris: [redirect],
+      token_endpoint_auth_method: 'none',
+    });
+    const url = `${hm.url}/oauth/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      scope: 'mcp:read mcp:write',
+      state: 'phone',
+      code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: hm.mcpUrl,
+    })}`;
+    const context = await browser.newContext({
+      viewport: PHONE,
+      deviceScaleFactor: 2,
+      javaScriptEnabled: false,
+    });
+    try {
+      const page = await context.newPage();
+      expect((await page.goto(url))?.status()).toBe(200);
+      const host = new URL(clientId).host;
+      await expect(page.locator('h1').textContent()).resolves.toBe(
+        `An application from ${host} wants to use earshot`,
+      );
+      await expect(page.locator('#client-claim').textContent()).resolves.toContain(
+        'It calls itself Claude Desktop on a rather long device name. Only its address is verified',
+      );
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        PHONE.width,
+      );
+      for (const part of ['h1', '#client-claim', '#api_key', 'button.approve', 'button[value=deny]']) {
+        const box = await page.locator(part).boundingBox();
+        expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+        expect(box!.y + box!.height, `${part} above the fold`).toBeLessThanOrEqual(PHONE.height);
+      }
+      writeFileSync(
+        join(tmpdir(), 'earshot-screenshots', 'consent-metadata-document-phone.png'),
+        await page.screenshot({ fullPage: true }),
+      );
+      await page.fill('#api_key', hm.tenant.key);
+      await Promise.all([
+        page.waitForURL((next) => next.href.startsWith(redirect)),
+        page.click('button.approve'),
+      ]);
+      expect(new URL(page.url()).searchParams.get('code')).toMatch(/^[\w-]{43}$/);
     } finally {
       await context.close();
     }

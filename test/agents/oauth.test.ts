@@ -1,12 +1,20 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthClients, oauthGrants, oauthRevoke } from '../../src/agents/oauth/admin.ts';
 import { findGrant, lockRefreshToken, revokeGrant } from '../../src/agents/oauth/store.ts';
 import { verifyEmail } from '../../src/platform/organizations.ts';
 import { ENTITY, seedEntity } from '../alerts/support.ts';
 import { createTenant } from '../support/platform.ts';
-import { type AgentsHarness, agentsHarness, mcpPost } from './support.ts';
+import {
+  type AgentsHarness,
+  agentsHarness,
+  type DocumentServer,
+  mcpPost,
+  startDocumentServer,
+} from './support.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -181,6 +189,7 @@ describe('the OAuth flow, driven by oauth4webapi against a listening server', ()
       await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
     );
     expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect(as.client_id_metadata_document_supported).toBe(true);
     expect((as as unknown as { agent_auth: { resource: string } }).agent_auth.resource).toBe(h.mcpUrl);
 
     const registered = await oauth.processDynamicClientRegistrationResponse(
@@ -676,5 +685,318 @@ describe('client names shown on the consent page', () => {
       expect(response.status, name).toBe(201);
       expect(((await response.json()) as { client_name: string }).client_name).toBe(name);
     }
+  });
+});
+
+describe('clients identified by a client metadata document URL', () => {
+  const DOC_REDIRECT = 'http://127.0.0.1:9/cimd-callback';
+  let hm: AgentsHarness;
+  let docs: DocumentServer;
+  let asm: oauth.AuthorizationServer;
+
+  beforeAll(async () => {
+    docs = await startDocumentServer();
+    // Loopback is opened by the explicit setting only; the test CA is trusted by this harness only.
+    hm = await agentsHarness({ EARSHOT_OAUTH_CLIENT_METADATA_ALLOW_CIDRS: '127.0.0.1/32' }, undefined, {
+      clientMetadata: { ca: docs.tls.ca, timeoutMs: 1_000 },
+    });
+    const issuer = new URL(hm.url);
+    asm = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
+  });
+  afterAll(async () => {
+    await hm?.close();
+    await docs?.close();
+  });
+
+  const documentOf = (name: string, extra: Record<string, unknown> = {}) => ({
+    client_name: name,
+    client_uri: 'https://agent.example',
+    redirect_uris: [DOC_REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  });
+
+  async function authorizationRequest(clientId: string, redirectUri = DOC_REDIRECT, harness = hm) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(`${harness.url}/oauth/authorize`);
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: 'mcp:read mcp:write',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: harness.mcpUrl,
+    }))
+      url.searchParams.set(name, value);
+    return { url, verifier, state };
+  }
+
+  /** An authorization request that must end on an error page: never a redirect. */
+  async function refusedPage(clientId: string, redirectUri?: string, harness = hm) {
+    const { url } = await authorizationRequest(clientId, redirectUri, harness);
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    return response.text();
+  }
+
+  /** Consent approved through the form: the token response, as oauth4webapi processes it. */
+  async function tokensFor(documentClient: oauth.Client) {
+    const { url, verifier, state } = await authorizationRequest(documentClient.client_id);
+    const form = await consentForm(url);
+    expect(form.page.status).toBe(200);
+    const approved = await fetch(`${hm.url}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: form.cookie },
+      body: new URLSearchParams({ ...form.fields, api_key: hm.tenant.key, decision: 'approve' }),
+    });
+    expect(approved.status).toBe(302);
+    const params = oauth.validateAuthResponse(
+      asm,
+      documentClient,
+      new URL(approved.headers.get('location')!),
+      state,
+    );
+    const response = await oauth.authorizationCodeGrantRequest(
+      asm,
+      documentClient,
+      oauth.None(),
+      params,
+      DOC_REDIRECT,
+      verifier,
+      { additionalParameters: { resource: hm.mcpUrl }, ...insecure },
+    );
+    return { tokens: await oauth.processAuthorizationCodeResponse(asm, documentClient, response), form };
+  }
+
+  const refreshWith = async (documentClient: oauth.Client, refreshToken: string) =>
+    oauth.processRefreshTokenResponse(
+      asm,
+      documentClient,
+      await oauth.refreshTokenGrantRequest(asm, documentClient, oauth.None(), refreshToken, insecure),
+    );
+
+  it('advertises client_id_metadata_document_supported', () => {
+    expect(asm.client_id_metadata_document_supported).toBe(true);
+    expect(asm.token_endpoint_auth_methods_supported).toContain('none');
+  });
+
+  it('authorizes through the consent form, serves MCP, refreshes from the cache, and revokes', async () => {
+    const clientId = docs.serve('/agent/client.json', documentOf('Document agent'), {
+      'cache-control': 'max-age=300',
+    });
+    const documentClient: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+    const { tokens, form } = await tokensFor(documentClient);
+    // The page is headed by the host that serves the document; the name is only a claim.
+    expect(form.html).toContain(
+      `<span class="host" id="client-host">127.0.0.1:${new URL(clientId).port}</span>`,
+    );
+    expect(form.html).toContain('It calls itself <strong>Document agent</strong>');
+    expect(form.html).not.toContain('<h1>Document agent');
+    expect(docs.hits('/agent/client.json')).toBe(1);
+
+    const claims = await oauth.validateJwtAccessToken(
+      asm,
+      new Request(hm.mcpUrl, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
+      hm.mcpUrl,
+      insecure,
+    );
+    expect(claims).toMatchObject({ client_id: clientId, project_id: hm.tenant.project.id });
+
+    const mcp = new Client({ name: 'cimd-agent', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(hm.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } },
+      }),
+    );
+    const listed = await mcp.callTool({ name: 'earshot_alert_list', arguments: {} });
+    expect(listed.isError).toBeFalsy();
+    await mcp.close();
+
+    // The refresh finds the document in the process cache: no second fetch.
+    const rotated = await refreshWith(documentClient, tokens.refresh_token!);
+    expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
+    expect(docs.hits('/agent/client.json')).toBe(1);
+
+    // The operator sees it as a metadata-document client, with its grant.
+    const { clients } = await oauthClients(hm.db);
+    expect(clients.find((c) => c.id === clientId)).toMatchObject({
+      kind: 'metadata_document',
+      name: 'Document agent',
+      redirect_uris: [DOC_REDIRECT],
+      token_endpoint_auth_method: 'none',
+      client_uri: 'https://agent.example',
+    });
+    const { grants } = await oauthGrants(hm.db, hm.tenant.project.id);
+    expect(grants.find((g) => g.id === claims.grant_id)).toMatchObject({
+      client_id: clientId,
+      client_name: 'Document agent',
+    });
+
+    // Past max-age (300 s) the document is fetched again.
+    hm.advance(301_000);
+    const again = await refreshWith(documentClient, rotated.refresh_token!);
+    expect(docs.hits('/agent/client.json')).toBe(2);
+
+    // Replaying a spent refresh token revokes the grant, as for any client.
+    expect(await oauthErrorOf(refreshWith(documentClient, rotated.refresh_token!))).toBe('invalid_grant');
+    expect(await oauthErrorOf(refreshWith(documentClient, again.refresh_token!))).toBe('invalid_grant');
+    expect((await findGrant(hm.db, claims.grant_id as string))?.revokedReason).toBe('refresh_token_replay');
+  });
+
+  it('RFC 7009 revocation and the operator revoke work, the latter even while the document is gone', async () => {
+    const path = '/revoke/client.json';
+    const clientId = docs.serve(path, documentOf('Revoking agent'), { 'cache-control': 'max-age=60' });
+    const documentClient: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+    const first = await tokensFor(documentClient);
+    const revoked = await oauth.revocationRequest(
+      asm,
+      documentClient,
+      oauth.None(),
+      first.tokens.refresh_token!,
+      insecure,
+    );
+    await oauth.processRevocationResponse(revoked);
+    expect((await findGrant(hm.db, grantOf(first.tokens.access_token)))?.revokedReason).toBe(
+      'revoked_by_client',
+    );
+
+    const second = await tokensFor(documentClient);
+    // The document disappears; once the cache runs out, a refresh is refused with the reason.
+    docs.handle(path, (res) => res.writeHead(404).end());
+    hm.advance(61_000);
+    const refused = await oauth.refreshTokenGrantRequest(
+      asm,
+      documentClient,
+      oauth.None(),
+      second.tokens.refresh_token!,
+      insecure,
+    );
+    expect(refused.status).toBe(401);
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_client');
+    expect(body.error_description).toContain('answered HTTP 404');
+    // Revoking does not depend on the client's web server.
+    const stillRevocable = await oauth.revocationRequest(
+      asm,
+      documentClient,
+      oauth.None(),
+      second.tokens.refresh_token!,
+      insecure,
+    );
+    expect(stillRevocable.status).toBe(200);
+    const grantId = grantOf(second.tokens.access_token);
+    expect((await findGrant(hm.db, grantId))?.revokedReason).toBe('revoked_by_client');
+    await expect(oauthRevoke(hm.db, grantId, new Date())).resolves.toMatchObject({ id: grantId });
+  });
+
+  it('refuses a document whose client_id is not exactly its URL', async () => {
+    const clientId = docs.handle('/mismatch.json', (res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ...documentOf('Impostor'), client_id: 'https://famous.example/client.json' })),
+    );
+    const html = await refusedPage(clientId);
+    expect(html).toContain('Application could not be verified');
+    expect(html).toContain('invalid_client');
+    expect(html).toContain('is not exactly the URL it was fetched from');
+  });
+
+  it('refuses a redirect_uri the document does not list, and never redirects to it', async () => {
+    const clientId = docs.serve('/redirects.json', documentOf('Listed agent'));
+    const html = await refusedPage(clientId, 'http://127.0.0.1:9/elsewhere');
+    expect(html).toContain('Wrong redirect URI');
+    expect(html).toContain('invalid_request');
+  });
+
+  it('refuses an http client_id, one without a path, and one with dot segments', async () => {
+    const insecureId = docs.url('/plain.json').replace('https:', 'http:');
+    expect(await refusedPage(insecureId)).toContain('client_id must be an https URL');
+    expect(await refusedPage(docs.url('/'))).toContain('client_id must contain a path');
+    expect(await refusedPage(`${docs.url('/a')}/../b.json`)).toContain('path segments');
+    const documentClient: oauth.Client = { client_id: insecureId, token_endpoint_auth_method: 'none' };
+    const token = await oauth.refreshTokenGrantRequest(asm, documentClient, oauth.None(), 'x', insecure);
+    expect(token.status).toBe(401);
+    expect(((await token.json()) as { error: string }).error).toBe('invalid_client');
+  });
+
+  it('refuses a private address unless the allow setting opens it', async () => {
+    const clientId = docs.serve('/private.json', documentOf('Private agent'));
+    // The file's main server has no EARSHOT_OAUTH_CLIENT_METADATA_ALLOW_CIDRS.
+    const html = await refusedPage(clientId, DOC_REDIRECT, h);
+    expect(html).toContain('is not a public address (loopback address, 127.0.0.0/8)');
+    expect(docs.hits('/private.json')).toBe(0);
+  });
+
+  it('refuses an oversized document, with or without a content-length', async () => {
+    const big = documentOf('Big agent', { padding: 'x'.repeat(6_000) });
+    const declared = docs.serve('/big.json', big);
+    expect(await refusedPage(declared)).toContain('larger than 5120 bytes');
+    const chunked = docs.handle('/big-chunked.json', (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const text = JSON.stringify({ client_id: docs.url('/big-chunked.json'), ...big });
+      for (let i = 0; i < text.length; i += 1000) res.write(text.slice(i, i + 1000));
+      res.end();
+    });
+    expect(await refusedPage(chunked)).toContain('larger than 5120 bytes');
+  });
+
+  it('refuses a document that is not JSON, by content type or by content', async () => {
+    const html = docs.handle('/page.json', (res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'),
+    );
+    expect(await refusedPage(html)).toContain('it must be application/json');
+    const broken = docs.handle('/broken.json', (res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"client_id": '),
+    );
+    expect(await refusedPage(broken)).toContain('is not valid JSON');
+  });
+
+  it('refuses a redirect, a timeout and an unreachable server, and caches none of the failures', async () => {
+    const moved = docs.handle('/moved.json', (res) =>
+      res.writeHead(302, { location: docs.url('/elsewhere.json') }).end(),
+    );
+    expect(await refusedPage(moved)).toContain('a redirect, which earshot does not follow');
+    expect(docs.hits('/elsewhere.json')).toBe(0);
+
+    const slow = docs.handle('/slow.json', () => undefined); // never answers
+    expect(await refusedPage(slow)).toContain('could not be fetched within 1000 ms');
+
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    expect(await refusedPage(`https://127.0.0.1:${port}/client.json`)).toContain('ECONNREFUSED');
+
+    // Once the document is served properly, the next request fetches it again and succeeds.
+    docs.serve('/moved.json', documentOf('Fixed agent'));
+    const { url } = await authorizationRequest(moved);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
+  });
+
+  it('refuses shared-secret authentication methods and secrets in the document', async () => {
+    const basic = docs.serve(
+      '/secret-basic.json',
+      documentOf('Secret agent', { token_endpoint_auth_method: 'client_secret_basic' }),
+    );
+    expect(await refusedPage(basic)).toContain(
+      'token_endpoint_auth_method client_secret_basic needs a shared secret',
+    );
+    const withSecret = docs.serve('/secret.json', documentOf('Secret agent', { client_secret: 'hunter2' }));
+    expect(await refusedPage(withSecret)).toContain('must not contain client_secret');
+    const jwt = docs.serve(
+      '/jwt.json',
+      documentOf('Key agent', { token_endpoint_auth_method: 'private_key_jwt' }),
+    );
+    expect(await refusedPage(jwt)).toContain('private_key_jwt is not supported');
   });
 });

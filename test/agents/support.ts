@@ -1,6 +1,10 @@
+import type { ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { type AgentsOptions, agentsCapability } from '../../src/agents/capability.ts';
 import { catalogProjections } from '../../src/catalog/capability.ts';
 import { buildCapabilities } from '../../src/composition.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -13,6 +17,7 @@ import type { Runtime } from '../../src/runtime.ts';
 import { createTestDb } from '../support/db.ts';
 import { createTenant } from '../support/platform.ts';
 import { catchUp } from '../support/projections.ts';
+import { testTls } from '../support/tls.ts';
 
 export const ROOT_KEY = Buffer.alloc(32, 7);
 
@@ -20,7 +25,11 @@ export const ROOT_KEY = Buffer.alloc(32, 7);
  * The whole app (every capability) listening on a real local port, its PUBLIC_BASE_URL that
  * address; `advance(ms)` moves its clock.
  */
-export async function agentsHarness(env: Record<string, string> = {}, logger?: FastifyBaseLogger) {
+export async function agentsHarness(
+  env: Record<string, string> = {},
+  logger?: FastifyBaseLogger,
+  agents?: AgentsOptions,
+) {
   const testDb = await createTestDb();
   const { db } = testDb;
   const store = createPostgresEventStore(db, { pollIntervalMs: 50 });
@@ -37,7 +46,9 @@ export async function agentsHarness(env: Record<string, string> = {}, logger?: F
   const app = await buildHttpApp({
     db,
     cursorKey: Buffer.alloc(32, 8),
-    routes: buildCapabilities(runtime).flatMap((c) => c.routes ?? []),
+    routes: buildCapabilities(runtime)
+      .map((c) => (c.name === 'agents' && agents ? agentsCapability(runtime, agents) : c))
+      .flatMap((c) => c.routes ?? []),
     server: early,
     ...(logger ? { logger } : {}),
   });
@@ -79,3 +90,46 @@ export const mcpPost = (mcpUrl: string, body: unknown, headers: Record<string, s
     },
     body: JSON.stringify(body),
   });
+
+/**
+ * A local https server (certificate from the throwaway test CA) that serves client metadata
+ * documents: each path answers as its handler says, and every request is counted by path.
+ */
+export async function startDocumentServer() {
+  const tls = testTls();
+  const handlers = new Map<string, (res: ServerResponse) => void>();
+  const hits = new Map<string, number>();
+  const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    const path = req.url ?? '';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const handler = handlers.get(path);
+    if (handler) handler(res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = (path: string) => `https://127.0.0.1:${port}${path}`;
+  return {
+    tls,
+    url,
+    hits: (path: string) => hits.get(path) ?? 0,
+    handle(path: string, handler: (res: ServerResponse) => void) {
+      handlers.set(path, handler);
+      return url(path);
+    },
+    /** Serves `document` as JSON at `path` (its client_id defaults to the URL); returns the URL. */
+    serve(path: string, document: Record<string, unknown>, headers: Record<string, string> = {}) {
+      return this.handle(path, (res) => {
+        res
+          .writeHead(200, { 'content-type': 'application/json', ...headers })
+          .end(JSON.stringify({ client_id: url(path), ...document }));
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type DocumentServer = Awaited<ReturnType<typeof startDocumentServer>>;

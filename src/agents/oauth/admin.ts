@@ -4,11 +4,16 @@ import { listClients, listGrants, revokeGrant } from './store.ts';
 /** `earshot oauth …` (docs/cli.md): the connected applications an operator can see and revoke. */
 export async function oauthClients(db: Queryable) {
   return {
+    // A metadata-document client is listed once a human approved it: its id is the document URL,
+    // its name, redirect URIs and client_uri are the document's as last fetched.
     clients: (await listClients(db)).map((client) => ({
       id: client.id,
+      kind: client.kind,
       name: client.name,
       redirect_uris: client.redirectUris,
       token_endpoint_auth_method: client.authMethod,
+      client_uri: client.clientUri,
+      metadata_fetched_at: client.metadataFetchedAt?.toISOString() ?? null,
       created_at: client.createdAt.toISOString(),
     })),
   };

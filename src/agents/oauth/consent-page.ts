@@ -15,6 +15,11 @@ button.approve{background:#1b4fd8;border-color:#1b4fd8;color:#fff;font-weight:60
 
 export interface ConsentView {
   clientName: string;
+  /**
+   * For a client identified by a metadata document URL: that URL's host, the one thing about it
+   * earshot can vouch for. It heads the page; the self-declared name is shown as a claim.
+   */
+  clientIdHost?: string;
   redirectUri: string;
   scopes: string[];
   /** Hidden fields that carry the authorization request and the CSRF token through the form. */
@@ -33,9 +38,14 @@ export function renderConsentPage(view: ConsentView) {
   );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Connect ${escapeHtml(view.clientName)} to earshot</title><style>${STYLE}</style></head>
+<title>Connect ${escapeHtml(view.clientIdHost ?? view.clientName)} to earshot</title><style>${STYLE}</style></head>
 <body><main><div class="card">
-<h1>${escapeHtml(view.clientName)} wants to use earshot</h1>
+${
+  view.clientIdHost === undefined
+    ? `<h1>${escapeHtml(view.clientName)} wants to use earshot</h1>`
+    : `<h1>An application from <span class="host" id="client-host">${escapeHtml(view.clientIdHost)}</span> wants to use earshot</h1>
+<p id="client-claim">It calls itself <strong>${escapeHtml(view.clientName)}</strong>. Only its address is verified: anyone can publish any name, so approve only if you expect an application from <span class="host">${escapeHtml(view.clientIdHost)}</span>.</p>`
+}
 <p>It will return you to <span class="host" id="redirect-host">${escapeHtml(host)}</span>.</p>
 <p>It asks to:</p><ul id="scopes">${scopes.join('')}</ul>
 <form method="post" action="/oauth/authorize">${hidden}

@@ -2,6 +2,13 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/db.ts';
 import type { KeyVerifier } from '../../platform/keys.ts';
+import {
+  type ClientMetadataResolver,
+  clientIdHost,
+  HIDDEN_CHARACTER,
+  isMetadataClientId,
+  validRedirectUri,
+} from './client-metadata.ts';
 import { renderConsentPage, renderErrorPage } from './consent-page.ts';
 import {
   type ClientAuthMethod,
@@ -17,11 +24,14 @@ import {
   insertRefreshToken,
   lockCode,
   lockRefreshToken,
+  type MetadataDocumentClient,
   markCodeUsed,
   markRefreshTokenUsed,
   type OAuthClient,
+  refreshMetadataClient,
   revokeGrant,
   secretMatches,
+  upsertMetadataClient,
 } from './store.ts';
 import {
   ACCESS_TOKEN_SECONDS,
@@ -39,6 +49,8 @@ export interface OAuthDeps {
   publicBaseUrl: string;
   /** Signs the consent form's CSRF token. */
   csrfKey: Buffer;
+  /** Fetches and caches client metadata documents (src/agents/oauth/client-metadata.ts). */
+  clientMetadata: ClientMetadataResolver;
   now(): Date;
 }
 
@@ -55,13 +67,6 @@ const AUTHORIZATION_FIELDS = [
   'code_challenge_method',
   'resource',
 ] as const;
-
-/**
- * Characters that could disguise a client's name on the consent page: controls, format characters
- * (bidirectional overrides and isolates, zero-width marks; the joiners U+200C and U+200D that
- * scripts and emoji need excepted), line and paragraph separators, lone surrogates.
- */
-const HIDDEN_CHARACTER = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 type Fields = Record<string, string | undefined>;
 
@@ -88,17 +93,19 @@ const stringFields = (body: unknown): Fields =>
     Object.entries(body && typeof body === 'object' ? body : {}).filter(([, v]) => typeof v === 'string'),
   ) as Fields;
 
-const isLoopback = (url: URL) => ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-
-function validRedirectUri(value: unknown) {
-  if (typeof value !== 'string' || value.length > 2000 || !URL.canParse(value)) return false;
-  const url = new URL(value);
-  if (url.hash) return false;
-  if (url.protocol === 'https:') return true;
-  if (url.protocol === 'http:') return isLoopback(url);
-  // Native apps' private-use schemes (com.example.app:/callback).
-  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol);
-}
+/** A metadata document's client as the routes use it: public, its row kept by upsertMetadataClient. */
+const documentClient = (client: MetadataDocumentClient): OAuthClient => ({
+  id: client.id,
+  kind: 'metadata_document',
+  name: client.name,
+  redirectUris: client.redirectUris,
+  authMethod: 'none',
+  secretSha256: null,
+  clientUri: client.clientUri,
+  logoUri: client.logoUri,
+  metadataFetchedAt: client.fetchedAt,
+  createdAt: client.fetchedAt,
+});
 
 /**
  * A form-urlencoded Basic credential (RFC 6749 §2.3.1) decoded; undefined when malformed, or when
@@ -162,13 +169,13 @@ export function oauthRoutes(deps: OAuthDeps) {
       token_endpoint_auth_methods_supported: AUTH_METHODS,
       revocation_endpoint_auth_methods_supported: AUTH_METHODS,
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: false,
+      client_id_metadata_document_supported: true,
       agent_auth: {
         resource: mcpUrl,
         flow: 'authorization_code with PKCE S256; resource must be the MCP URL',
         steps: [
           `discover: GET ${base}/.well-known/oauth-protected-resource`,
-          `register: POST ${endpoints.registration_endpoint} (RFC 7591)`,
+          `register: POST ${endpoints.registration_endpoint} (RFC 7591), or use the https URL of a client metadata document as client_id (token_endpoint_auth_method none)`,
           `authorize: GET ${endpoints.authorization_endpoint}; a human signs in with a project API key and approves`,
           `token: POST ${endpoints.token_endpoint}`,
           `revoke: POST ${endpoints.revocation_endpoint} (RFC 7009)`,
@@ -271,7 +278,18 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     /** The checks of RFC 6749 §4.1.2.1: errors before the redirect URI is trusted are shown, not redirected. */
     async function checkAuthorization(fields: Fields): Promise<Checked> {
-      const client = fields.client_id ? await findClient(deps.db, fields.client_id) : undefined;
+      let client: OAuthClient | undefined;
+      if (fields.client_id && isMetadataClientId(fields.client_id)) {
+        const resolved = await deps.clientMetadata.resolve(fields.client_id);
+        if (!resolved.ok)
+          return {
+            kind: 'page',
+            title: 'Application could not be verified',
+            detail: `invalid_client: ${resolved.message}`,
+          };
+        if (resolved.fetched) await refreshMetadataClient(deps.db, resolved.client);
+        client = documentClient(resolved.client);
+      } else if (fields.client_id) client = await findClient(deps.db, fields.client_id);
       if (!client)
         return {
           kind: 'page',
@@ -284,7 +302,10 @@ export function oauthRoutes(deps: OAuthDeps) {
         return {
           kind: 'page',
           title: 'Wrong redirect URI',
-          detail: 'redirect_uri is not one the application registered.',
+          detail:
+            client.kind === 'metadata_document'
+              ? "invalid_request: redirect_uri is not one of the redirect_uris of the application's client metadata document."
+              : 'redirect_uri is not one the application registered.',
         };
       const fail = (error: string, description: string): Checked => ({
         kind: 'redirect',
@@ -350,6 +371,9 @@ export function oauthRoutes(deps: OAuthDeps) {
         .send(
           renderConsentPage({
             clientName: checked.client.name,
+            ...(checked.client.kind === 'metadata_document' && {
+              clientIdHost: clientIdHost(checked.client.id),
+            }),
             redirectUri: checked.redirectUri,
             scopes: checked.scopes,
             fields: { ...fields, csrf: csrfOf(nonce, checked.fields) },
@@ -402,6 +426,17 @@ export function oauthRoutes(deps: OAuthDeps) {
         return showConsent(reply, checked, nonce, 401, 'That is not a valid project API key.');
       const now = deps.now();
       await deleteExpiredCodes(deps.db, now);
+      const client = checked.client;
+      // A metadata-document client gets its row now: codes and grants reference it.
+      if (client.kind === 'metadata_document')
+        await upsertMetadataClient(deps.db, {
+          id: client.id,
+          name: client.name,
+          redirectUris: client.redirectUris,
+          clientUri: client.clientUri,
+          logoUri: client.logoUri,
+          fetchedAt: client.metadataFetchedAt ?? now,
+        });
       const code = await insertCode(
         deps.db,
         {
@@ -421,10 +456,37 @@ export function oauthRoutes(deps: OAuthDeps) {
     });
 
     /**
+     * The client a client_id names. A metadata document URL is resolved (cache, else fetched); when
+     * `storedFallback`, a client whose document cannot be had right now is taken from its row, so
+     * that revoking a token never depends on the client's web server.
+     */
+    async function clientOf(
+      id: string,
+      storedFallback = false,
+    ): Promise<{ client?: OAuthClient; reason?: string }> {
+      if (!isMetadataClientId(id)) {
+        const client = await findClient(deps.db, id);
+        return client ? { client } : {};
+      }
+      const resolved = await deps.clientMetadata.resolve(id);
+      if (resolved.ok) {
+        if (resolved.fetched) await refreshMetadataClient(deps.db, resolved.client);
+        return { client: documentClient(resolved.client) };
+      }
+      const stored = storedFallback ? await findClient(deps.db, id) : undefined;
+      return stored?.kind === 'metadata_document' ? { client: stored } : { reason: resolved.message };
+    }
+
+    /**
      * RFC 6749 §2.3: Basic, or client_id (+ client_secret) in the form, as the client registered.
      * `basic` says the client tried Basic: its 401 then carries `WWW-Authenticate: Basic` (§5.2).
+     * A metadata-document client is always public (`none`).
      */
-    async function authenticateClient(request: FastifyRequest, form: Fields) {
+    async function authenticateClient(
+      request: FastifyRequest,
+      form: Fields,
+      storedFallback = false,
+    ): Promise<{ client?: OAuthClient; basic: boolean; reason?: string }> {
       const authorization = request.headers.authorization ?? '';
       const basic = /^Basic(?:\s|$)/i.test(authorization);
       let id = form.client_id;
@@ -439,16 +501,17 @@ export function oauthRoutes(deps: OAuthDeps) {
         secret = decodedOrUndefined(password.join(':'));
         method = 'client_secret_basic';
       }
-      const client = id ? await findClient(deps.db, id) : undefined;
-      if (!client || client.authMethod !== method) return { basic };
+      const { client, reason } = id ? await clientOf(id, storedFallback) : {};
+      if (!client) return { basic, ...(reason && { reason }) };
+      if (client.authMethod !== method) return { basic };
       if (method !== 'none' && (secret === undefined || !secretMatches(client, secret))) return { basic };
       return { client, basic };
     }
 
     /** The 401 of a failed client authentication (RFC 6749 §5.2). */
-    function invalidClient(reply: FastifyReply, basic: boolean) {
+    function invalidClient(reply: FastifyReply, basic: boolean, reason?: string) {
       if (basic) reply.header('www-authenticate', 'Basic realm="oauth"');
-      return oauthError(reply, 401, 'invalid_client', 'Client authentication failed.');
+      return oauthError(reply, 401, 'invalid_client', reason ?? 'Client authentication failed.');
     }
 
     async function issue(
@@ -485,8 +548,8 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     app.post('/oauth/token', hidden, async (request, reply) => {
       const form = stringFields(request.body);
-      const { client, basic } = await authenticateClient(request, form);
-      if (!client) return invalidClient(reply, basic);
+      const { client, basic, reason } = await authenticateClient(request, form);
+      if (!client) return invalidClient(reply, basic, reason);
       if (form.resource !== undefined && form.resource !== mcpUrl)
         return oauthError(reply, 400, 'invalid_target', `resource must be ${mcpUrl}.`);
       const now = deps.now();
@@ -571,8 +634,8 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     app.post('/oauth/revoke', hidden, async (request, reply) => {
       const form = stringFields(request.body);
-      const { client, basic } = await authenticateClient(request, form);
-      if (!client) return invalidClient(reply, basic);
+      const { client, basic, reason } = await authenticateClient(request, form, true);
+      if (!client) return invalidClient(reply, basic, reason);
       if (!form.token) return oauthError(reply, 400, 'invalid_request', 'token is required.');
       const claims = await deps.tokens.verify(form.token, deps.now());
       const grantId = claims?.grant_id ?? (await grantOfRefreshToken(deps.db, form.token));

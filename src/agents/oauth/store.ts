@@ -10,30 +10,46 @@ export const opaqueToken = () => randomBytes(32).toString('base64url');
 
 export type ClientAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
+/** Registered through POST /oauth/register, or identified by the URL of its metadata document. */
+export type ClientKind = 'registered' | 'metadata_document';
+
 export interface OAuthClient {
   id: string;
+  kind: ClientKind;
   name: string;
   redirectUris: string[];
   authMethod: ClientAuthMethod;
   secretSha256: Buffer | null;
+  clientUri: string | null;
+  logoUri: string | null;
+  /** When the metadata document was last fetched (metadata_document clients only). */
+  metadataFetchedAt: Date | null;
   createdAt: Date;
 }
 
 interface ClientRow {
   id: string;
+  kind: ClientKind;
   name: string;
   redirect_uris: string[];
   token_endpoint_auth_method: ClientAuthMethod;
   secret_sha256: Buffer | null;
+  client_uri: string | null;
+  logo_uri: string | null;
+  metadata_fetched_at: Date | null;
   created_at: Date;
 }
 
 const toClient = (row: ClientRow): OAuthClient => ({
   id: row.id,
+  kind: row.kind,
   name: row.name,
   redirectUris: row.redirect_uris,
   authMethod: row.token_endpoint_auth_method,
   secretSha256: row.secret_sha256,
+  clientUri: row.client_uri,
+  logoUri: row.logo_uri,
+  metadataFetchedAt: row.metadata_fetched_at,
   createdAt: row.created_at,
 });
 
@@ -54,6 +70,40 @@ export async function insertClient(
 export async function findClient(db: Queryable, id: string): Promise<OAuthClient | undefined> {
   const { rows } = await db.query<ClientRow>('select * from oauth_clients where id = $1::text', [id]);
   return rows[0] ? toClient(rows[0]) : undefined;
+}
+
+/** What a fetched metadata document says about its client (src/agents/oauth/client-metadata.ts). */
+export interface MetadataDocumentClient {
+  id: string;
+  name: string;
+  redirectUris: string[];
+  clientUri: string | null;
+  logoUri: string | null;
+  fetchedAt: Date;
+}
+
+/** Records a metadata-document client (before its first code), or refreshes its row from the document. */
+export async function upsertMetadataClient(db: Queryable, client: MetadataDocumentClient) {
+  await db.query(
+    `insert into oauth_clients
+       (id, kind, name, redirect_uris, token_endpoint_auth_method, client_uri, logo_uri, metadata_fetched_at)
+     values ($1::text, 'metadata_document', $2::text, $3::text[], 'none', $4::text, $5::text, $6::timestamptz)
+     on conflict (id) do update set name = excluded.name, redirect_uris = excluded.redirect_uris,
+       client_uri = excluded.client_uri, logo_uri = excluded.logo_uri,
+       metadata_fetched_at = greatest(oauth_clients.metadata_fetched_at, excluded.metadata_fetched_at)
+     where oauth_clients.kind = 'metadata_document'`,
+    [client.id, client.name, client.redirectUris, client.clientUri, client.logoUri, client.fetchedAt],
+  );
+}
+
+/** Refreshes the row of a metadata-document client already recorded; no row is created. */
+export async function refreshMetadataClient(db: Queryable, client: MetadataDocumentClient) {
+  await db.query(
+    `update oauth_clients set name = $2::text, redirect_uris = $3::text[], client_uri = $4::text,
+       logo_uri = $5::text, metadata_fetched_at = greatest(metadata_fetched_at, $6::timestamptz)
+     where id = $1::text and kind = 'metadata_document'`,
+    [client.id, client.name, client.redirectUris, client.clientUri, client.logoUri, client.fetchedAt],
+  );
 }
 
 export async function listClients(db: Queryable) {

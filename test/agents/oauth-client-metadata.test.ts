@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  cacheLifetimeSeconds,
+  clientIdUrlProblem,
+  createClientMetadataResolver,
+  parseMetadataDocument,
+} from '../../src/agents/oauth/client-metadata.ts';
+import { parseAllowCidrs } from '../../src/webhooks/address-rule.ts';
+import { type DocumentServer, startDocumentServer } from './support.ts';
+
+const NOW = new Date('2026-11-29T00:00:00Z');
+
+describe('the client identifier URL rule', () => {
+  it('accepts https URLs with a path, a port or a query', () => {
+    for (const url of [
+      'https://app.example/oauth/client.json',
+      'https://app.example:8443/client',
+      'https://app.example/client?v=2',
+    ])
+      expect(clientIdUrlProblem(url)).toBeUndefined();
+  });
+
+  it('refuses http, no path, credentials, fragments and dot segments', () => {
+    expect(clientIdUrlProblem('http://app.example/client.json')).toContain('must be an https URL');
+    expect(clientIdUrlProblem('https://app.example')).toContain('must contain a path');
+    expect(clientIdUrlProblem('https://app.example/')).toContain('must contain a path');
+    expect(clientIdUrlProblem('https://me:pw@app.example/c.json')).toContain('user name or password');
+    expect(clientIdUrlProblem('https://app.example/c.json#x')).toContain('fragment');
+    expect(clientIdUrlProblem('https://app.example/a/../c.json')).toContain('path segments');
+    expect(clientIdUrlProblem('https://app.example/a/%2E/c.json')).toContain('path segments');
+    expect(clientIdUrlProblem(`https://app.example/${'a'.repeat(2000)}`)).toContain('2000');
+  });
+});
+
+describe('the document', () => {
+  const url = 'https://app.example/client.json';
+  const valid = { client_id: url, client_name: ' Agent ', redirect_uris: ['http://127.0.0.1:3000/cb'] };
+  const parse = (document: unknown) => parseMetadataDocument(url, JSON.stringify(document), NOW);
+
+  it('needs only client_id, client_name and redirect_uris; the auth method defaults to none', () => {
+    expect(parse(valid)).toEqual({
+      ok: true,
+      client: {
+        id: url,
+        name: 'Agent',
+        redirectUris: ['http://127.0.0.1:3000/cb'],
+        clientUri: null,
+        logoUri: null,
+        fetchedAt: NOW,
+      },
+    });
+  });
+
+  it('compares client_id as an exact string', () => {
+    expect(parse({ ...valid, client_id: 'https://app.example:443/client.json' })).toMatchObject({
+      ok: false,
+    });
+    expect(parse({ ...valid, client_id: 'https://APP.example/client.json' })).toMatchObject({ ok: false });
+  });
+
+  it('refuses missing fields, hidden characters in the name and unusable redirect URIs', () => {
+    expect(parse({ ...valid, client_name: undefined })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, client_name: 'Agent\u202E' })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, redirect_uris: [] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, redirect_uris: ['http://evil.example/cb'] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, grant_types: ['client_credentials'] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, response_types: ['token'] })).toMatchObject({ ok: false });
+    expect(parse([valid])).toMatchObject({ ok: false });
+  });
+
+  it('refuses every shared-secret method', () => {
+    for (const method of ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'])
+      expect(parse({ ...valid, token_endpoint_auth_method: method })).toMatchObject({
+        ok: false,
+        message: expect.stringContaining('needs a shared secret'),
+      });
+    expect(parse({ ...valid, client_secret_expires_at: 0 })).toMatchObject({ ok: false });
+  });
+});
+
+describe('how long a document is kept', () => {
+  const seconds = (headers: Record<string, string>) => cacheLifetimeSeconds(headers, NOW);
+
+  it('follows max-age (less Age), else Expires, else 5 minutes', () => {
+    expect(seconds({ 'cache-control': 'public, max-age=600' })).toBe(600);
+    expect(seconds({ 'cache-control': 'max-age=600', age: '100' })).toBe(500);
+    expect(seconds({ expires: 'Sun, 29 Nov 2026 01:00:00 GMT', date: 'Sun, 29 Nov 2026 00:00:00 GMT' })).toBe(
+      3600,
+    );
+    expect(seconds({})).toBe(300);
+  });
+
+  it('within 60 seconds and 24 hours', () => {
+    expect(seconds({ 'cache-control': 'no-store' })).toBe(60);
+    expect(seconds({ 'cache-control': 'no-cache, max-age=600' })).toBe(60);
+    expect(seconds({ 'cache-control': 'max-age=5' })).toBe(60);
+    expect(seconds({ 'cache-control': 'max-age=31536000' })).toBe(86_400);
+    expect(seconds({ expires: 'garbage' })).toBe(60);
+  });
+});
+
+describe('the resolver against a real https server', () => {
+  let docs: DocumentServer;
+  beforeAll(async () => {
+    docs = await startDocumentServer();
+  });
+  afterAll(() => docs?.close());
+  const resolver = (maxConcurrentFetches?: number) =>
+    createClientMetadataResolver({
+      allow: parseAllowCidrs(['127.0.0.1/32']),
+      ca: docs.tls.ca,
+      timeoutMs: 1_000,
+      ...(maxConcurrentFetches !== undefined && { maxConcurrentFetches }),
+      now: () => new Date(),
+    });
+  const document = { client_name: 'Agent', redirect_uris: ['http://127.0.0.1:3000/cb'] };
+
+  it('shares one fetch between concurrent requests for one URL', async () => {
+    const url = docs.serve('/shared.json', document);
+    const resolve = resolver();
+    const [a, b] = await Promise.all([resolve.resolve(url), resolve.resolve(url)]);
+    expect(a).toMatchObject({ ok: true, fetched: true });
+    expect(b).toBe(a);
+    expect(docs.hits('/shared.json')).toBe(1);
+    expect(await resolve.resolve(url)).toMatchObject({ ok: true, fetched: false });
+    expect(docs.hits('/shared.json')).toBe(1);
+  });
+
+  it('refuses a fetch beyond the concurrency bound instead of queueing it', async () => {
+    const slow = docs.handle('/stalled.json', () => undefined);
+    const other = docs.serve('/other.json', document);
+    const resolve = resolver(1);
+    const stalled = resolve.resolve(slow);
+    expect(await resolve.resolve(other)).toEqual({
+      ok: false,
+      message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+    });
+    expect(await stalled).toMatchObject({ ok: false, message: expect.stringContaining('within 1000 ms') });
+    expect(await resolve.resolve(other)).toMatchObject({ ok: true });
+  });
+});
