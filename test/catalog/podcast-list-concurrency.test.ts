@@ -107,7 +107,7 @@ describe('the podcast list read model under concurrent writers (postgres)', () =
       });
       await holding;
       try {
-        // advisory locks belong to the database: keyed by bucket alone (before 0257), this waited
+        // advisory locks belong to the database: keyed by bucket alone (before 0260), this waited
         await other.db.transaction(async (tx) => {
           await tx.query(`set local lock_timeout = '2s'`);
           await tx.query(`select refresh_podcast_list(array['pod-shared', 'absent-1'])`);
