@@ -29,6 +29,8 @@ describe('the client identifier URL rule', () => {
     expect(clientIdUrlProblem('https://app.example/a/../c.json')).toContain('path segments');
     expect(clientIdUrlProblem('https://app.example/a/%2E/c.json')).toContain('path segments');
     expect(clientIdUrlProblem(`https://app.example/${'a'.repeat(2000)}`)).toContain('2000');
+    expect(clientIdUrlProblem('HTTPS://app.example/c.json')).toContain('in lower case');
+    expect(clientIdUrlProblem('Https://app.example/c.json')).toContain('in lower case');
   });
 });
 
@@ -63,9 +65,17 @@ describe('the document', () => {
     expect(parse({ ...valid, client_name: 'Agent\u202E' })).toMatchObject({ ok: false });
     expect(parse({ ...valid, redirect_uris: [] })).toMatchObject({ ok: false });
     expect(parse({ ...valid, redirect_uris: ['http://evil.example/cb'] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, redirect_uris: ['https://app.example/cb\u0000'] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, redirect_uris: ['https://app.example/c\u007fb'] })).toMatchObject({ ok: false });
     expect(parse({ ...valid, grant_types: ['client_credentials'] })).toMatchObject({ ok: false });
     expect(parse({ ...valid, response_types: ['token'] })).toMatchObject({ ok: false });
     expect(parse([valid])).toMatchObject({ ok: false });
+  });
+
+  it('drops a client_uri or logo_uri with a control character instead of storing it', () => {
+    expect(
+      parse({ ...valid, client_uri: 'https://app.example/\u0000', logo_uri: 'https://app.example/\n.png' }),
+    ).toMatchObject({ ok: true, client: { clientUri: null, logoUri: null } });
   });
 
   it('refuses every shared-secret method', () => {

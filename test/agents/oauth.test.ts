@@ -983,6 +983,32 @@ describe('clients identified by a client metadata document URL', () => {
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
   });
 
+  it('refuses, never a 500, a document with a NUL in a URI, or a client_id with an upper-case scheme', async () => {
+    // A document whose redirect URI or client_uri holds a NUL is refused, not stored.
+    const badRedirect = docs.serve(
+      '/nul-redirect.json',
+      documentOf('Agent', { redirect_uris: [`${DOC_REDIRECT}\u0000`] }),
+    );
+    expect(await refusedPage(badRedirect)).toContain('redirect_uris must list');
+    const badUri = docs.serve(
+      '/nul-uri.json',
+      documentOf('Agent', { client_uri: 'https://agent.example/\u0000' }),
+    );
+    const { url } = await authorizationRequest(badUri);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
+
+    // An upper-case scheme is refused before anything is fetched or stored.
+    const upper = docs.url('/upper.json').replace('https:', 'HTTPS:');
+    docs.handle('/upper.json', (res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ...documentOf('Upper agent'), client_id: upper })),
+    );
+    // Before the fix the consent page was shown and approving it answered 500 (the row's check).
+    expect(await refusedPage(upper)).toContain('must begin with https://');
+    expect(docs.hits('/upper.json')).toBe(0);
+  });
+
   it('refuses shared-secret authentication methods and secrets in the document', async () => {
     const basic = docs.serve(
       '/secret-basic.json',

@@ -92,6 +92,10 @@ export function clientIdUrlProblem(clientId: string): string | undefined {
   const url = new URL(clientId);
   if (url.protocol !== 'https:')
     return `client_id must be an https URL to be used as a client metadata document, not ${url.protocol.replace(/:$/, '')}.`;
+  // Compared as an exact string, stored under a check that it starts with `https://`: a client
+  // writes the scheme as RFC 3986 normalizes it (lower case), or its row could not be kept.
+  if (!clientId.startsWith('https://'))
+    return 'client_id must begin with https:// in lower case, as RFC 3986 normalizes a scheme.';
   if (url.username !== '' || url.password !== '')
     return 'client_id must not contain a user name or password.';
   if (clientId.includes('#')) return 'client_id must not contain a fragment.';
@@ -147,9 +151,16 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const stringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
+/**
+ * Control characters (C0, DEL, C1): the URL parser drops or escapes them, so the string would name another URL,
+ * and PostgreSQL text cannot hold a NUL. A document's URIs with one are not kept.
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
 const httpsUrlOrNull = (value: unknown) =>
   typeof value === 'string' &&
   value.length <= 2000 &&
+  !CONTROL_CHARACTER.test(value) &&
   URL.canParse(value) &&
   new URL(value).protocol === 'https:'
     ? value
@@ -198,10 +209,10 @@ export function parseMetadataDocument(
     !Array.isArray(uris) ||
     uris.length === 0 ||
     uris.length > MAX_REDIRECT_URIS ||
-    !uris.every(validRedirectUri)
+    !uris.every((uri) => validRedirectUri(uri) && !CONTROL_CHARACTER.test(uri as string))
   )
     return failure(
-      `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} absolute URIs: https, http on a loopback host, or a private-use scheme; no fragment.`,
+      `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} absolute URIs: https, http on a loopback host, or a private-use scheme; no fragment, no control character.`,
     );
   if (
     document.grant_types !== undefined &&
