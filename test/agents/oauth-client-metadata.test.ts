@@ -29,6 +29,16 @@ describe('the client identifier URL rule', () => {
     expect(clientIdUrlProblem('https://app.example/a/../c.json')).toContain('path segments');
     expect(clientIdUrlProblem('https://app.example/a/%2E/c.json')).toContain('path segments');
     expect(clientIdUrlProblem(`https://app.example/${'a'.repeat(2000)}`)).toContain('2000');
+    // The URL parser would resolve these to /b/c.json: the segment rule is not to be bypassed.
+    for (const url of [
+      'https://app.example/a\\..\\b/c.json',
+      'https://app.example/a/.\t./b/c.json',
+      'https://app.example/a/..\n/b/c.json',
+      'https://app.example/a b.json',
+      'https://exämple.example/c.json',
+    ])
+      expect(clientIdUrlProblem(url)).toContain('characters a URL may not hold');
+    expect(clientIdUrlProblem('https://xn--exmple-cua.example/c.json')).toBeUndefined();
     expect(clientIdUrlProblem('HTTPS://app.example/c.json')).toContain('in lower case');
     expect(clientIdUrlProblem('Https://app.example/c.json')).toContain('in lower case');
   });

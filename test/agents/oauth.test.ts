@@ -1009,6 +1009,21 @@ describe('clients identified by a client metadata document URL', () => {
     expect(docs.hits('/upper.json')).toBe(0);
   });
 
+  it('refuses a client_id whose dot segments hide behind a backslash or a tab', async () => {
+    // Served at /~bob/c.json, claiming an id that names /~alice/: the URL parser reads "\\" as "/"
+    // and drops a tab, so without the character rule the id resolved to /~bob/c.json and passed.
+    for (const hidden of ['/~alice\\..\\~bob/c.json', '/~alice/.\t./~bob/c.json']) {
+      const clientId = docs.url(hidden);
+      docs.handle('/~bob/c.json', (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ...documentOf('Alice agent'), client_id: clientId })),
+      );
+      expect(await refusedPage(clientId)).toContain('characters a URL may not hold');
+    }
+    expect(docs.hits('/~bob/c.json')).toBe(0);
+  });
+
   it('refuses shared-secret authentication methods and secrets in the document', async () => {
     const basic = docs.serve(
       '/secret-basic.json',

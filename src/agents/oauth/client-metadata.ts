@@ -85,9 +85,17 @@ export interface ClientMetadataResolver {
 
 const failure = (message: string): { ok: false; message: string } => ({ ok: false, message });
 
+/** The characters of an RFC 3986 URI reference: unreserved, reserved and `%`. */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+
 /** The rules of a Client Identifier URL (draft §3); the reason it breaks one, or undefined. */
 export function clientIdUrlProblem(clientId: string): string | undefined {
   if (clientId.length > 2000) return 'client_id is longer than 2000 characters.';
+  // Only RFC 3986 characters: the URL parser reads a backslash as "/" and drops tabs and
+  // newlines, so `/a\\..\\b` or `/a/.<TAB>./b` would pass the segment rule below as written and be
+  // fetched as `/b`, a document elsewhere on the host.
+  if (!URI_CHARACTERS.test(clientId))
+    return 'client_id holds characters a URL may not hold (RFC 3986): a space, control character, backslash or non-ASCII character; percent-encode them, and write an internationalized host name in its xn-- form.';
   if (!URL.canParse(clientId)) return 'client_id is not a valid URL.';
   const url = new URL(clientId);
   if (url.protocol !== 'https:')
