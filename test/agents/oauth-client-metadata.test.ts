@@ -135,6 +135,22 @@ describe('the resolver against a real https server', () => {
     });
   const document = { client_name: 'Agent', redirect_uris: ['http://127.0.0.1:3000/cb'] };
 
+  it('tells an anonymous requester neither what a host name resolves to nor whether it resolves', async () => {
+    const strict = createClientMetadataResolver({ ca: docs.tls.ca, timeoutMs: 1_000, now: () => new Date() });
+    // The system resolver: localhost is 127.0.0.1, a .invalid name resolves to nothing (RFC 6761).
+    const internal = await strict.resolve('https://localhost/client.json');
+    const missing = await strict.resolve('https://earshot-cimd.invalid/client.json');
+    const said = (host: string) =>
+      `The client_id URL host ${host} could not be resolved to public addresses; earshot fetches client metadata documents from public addresses only.`;
+    expect(internal).toEqual({ ok: false, message: said('localhost') });
+    expect(missing).toEqual({ ok: false, message: said('earshot-cimd.invalid') });
+    // An address literal is the requester's own: its reason is given.
+    expect(await strict.resolve('https://10.1.2.3/client.json')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('private address, 10.0.0.0/8'),
+    });
+  });
+
   it('shares one fetch between concurrent requests for one URL', async () => {
     const url = docs.serve('/shared.json', document);
     const resolve = resolver();

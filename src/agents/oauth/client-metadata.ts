@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { type AllowList, checkWebhookUrl, type Resolve } from '../../webhooks/address-rule.ts';
 import { oneOffPool } from '../../webhooks/pools.ts';
@@ -264,7 +265,21 @@ async function fetchDocument(
     subject: 'The client_id URL',
     publicRule: 'earshot fetches client metadata documents from public addresses only',
   });
-  if (!check.ok) return failure(check.message);
+  if (!check.ok) {
+    // Anyone can name any host here, and the answer is shown to them: what a name resolves to,
+    // or whether it resolves at all, would map the server's internal DNS (metadata.internal,
+    // db.corp). A host name that cannot be used gets one answer; an address literal its reason.
+    const hostname = new URL(clientId).hostname;
+    if (
+      (check.reason === 'unresolvable' || check.reason === 'non_public_address') &&
+      !hostname.startsWith('[') &&
+      isIP(hostname) === 0
+    )
+      return failure(
+        `The client_id URL host ${hostname} could not be resolved to public addresses; earshot fetches client metadata documents from public addresses only.`,
+      );
+    return failure(check.message);
+  }
   const remaining = Math.max(1, timeoutMs - Math.round(performance.now() - started));
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), remaining);
