@@ -119,6 +119,43 @@ describe('how long a document is kept', () => {
   });
 });
 
+describe('name lookups that stall', () => {
+  it('keep their fetch slot after the fetch has given up on them, until they end', async () => {
+    // dns.lookup cannot be cancelled: a lookup of a name whose DNS server never answers runs on
+    // (on libuv's threadpool) after the 100 ms the fetch waited. Stands in for such a server.
+    const started: string[] = [];
+    let fail!: (error: Error) => void;
+    const stalled = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    stalled.catch(() => undefined);
+    const resolver = createClientMetadataResolver({
+      resolve: (hostname) => {
+        started.push(hostname);
+        return stalled;
+      },
+      timeoutMs: 100,
+      maxConcurrentFetches: 2,
+      now: () => NOW,
+    });
+    for (const host of ['a', 'b'])
+      expect(await resolver.resolve(`https://${host}.stalled.example/c.json`)).toMatchObject({
+        ok: false,
+        message: expect.stringContaining('could not be resolved'),
+      });
+    // Both fetches are over; their lookups are not, so a third one does not start.
+    expect(await resolver.resolve('https://c.stalled.example/c.json')).toEqual({
+      ok: false,
+      message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+    });
+    expect(started).toEqual(['a.stalled.example', 'b.stalled.example']);
+    fail(new Error('SERVFAIL'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await resolver.resolve('https://d.stalled.example/c.json');
+    expect(started).toContain('d.stalled.example');
+  });
+});
+
 describe('the resolver against a real https server', () => {
   let docs: DocumentServer;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type AllowList, checkWebhookUrl, type Resolve } from '../../webhooks/address-rule.ts';
+import { type AllowList, checkWebhookUrl, type Resolve, systemResolve } from '../../webhooks/address-rule.ts';
 import { oneOffPool } from '../../webhooks/pools.ts';
 import type { MetadataDocumentClient } from './store.ts';
 
@@ -350,8 +350,22 @@ async function fetchDocument(
 
 /** The per-process resolver: a bounded cache of valid documents, one fetch at a time per URL. */
 export function createClientMetadataResolver(options: ClientMetadataOptions): ClientMetadataResolver {
+  // A name lookup outlives the fetch that stopped waiting for it: dns.lookup cannot be cancelled
+  // and holds one of libuv's few threadpool threads until the resolver gives up. It keeps its
+  // slot until it ends, or anyone could pile up lookups of stalling names 16 every 5 seconds.
+  const lookup = options.resolve ?? systemResolve;
+  let lookups = 0;
+  const resolve: Resolve = async (hostname) => {
+    lookups += 1;
+    try {
+      return await lookup(hostname);
+    } finally {
+      lookups -= 1;
+    }
+  };
   const settings = {
     ...options,
+    resolve,
     timeoutMs: options.timeoutMs ?? METADATA_TIMEOUT_MS,
     maxBytes: options.maxBytes ?? METADATA_MAX_BYTES,
   };
@@ -387,7 +401,7 @@ export function createClientMetadataResolver(options: ClientMetadataOptions): Cl
         return { ok: true, client: cached.client, fetched: false };
       let pending = inFlight.get(clientId);
       if (!pending) {
-        if (inFlight.size >= maxConcurrent)
+        if (inFlight.size >= maxConcurrent || lookups >= maxConcurrent)
           return failure(
             'earshot is fetching too many client metadata documents at once; try again in a moment.',
           );
