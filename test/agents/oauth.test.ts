@@ -802,6 +802,8 @@ describe('clients identified by a client metadata document URL', () => {
     );
     expect(form.html).toContain('It calls itself <strong>Document agent</strong>');
     expect(form.html).not.toContain('<h1>Document agent');
+    // A loopback redirect: any local program could present this client_id with one.
+    expect(form.html).toContain('id="device-warning"');
     expect(docs.hits('/agent/client.json')).toBe(1);
 
     const claims = await oauth.validateJwtAccessToken(
@@ -909,6 +911,31 @@ describe('clients identified by a client metadata document URL', () => {
     expect(html).toContain('Application could not be verified');
     expect(html).toContain('invalid_client');
     expect(html).toContain('is not exactly the URL it was fetched from');
+  });
+
+  it('warns of a device return address only: not for an https one, nor for a registered client', async () => {
+    const web = 'https://agent.example/oauth/callback';
+    const clientId = docs.serve('/web.json', documentOf('Web agent', { redirect_uris: [web, DOC_REDIRECT] }));
+    const { url } = await authorizationRequest(clientId, web);
+    const page = await fetch(url, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain('device-warning');
+    const local = await fetch((await authorizationRequest(clientId)).url, { redirect: 'manual' });
+    expect(await local.text()).toContain('id="device-warning"');
+    // A registered client's loopback redirect was registered with earshot: no warning.
+    const registered = await registerPublicClient('Registered agent');
+    const form = await consentForm(
+      authorizationUrl({
+        response_type: 'code',
+        client_id: registered.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+        code_challenge_method: 'S256',
+        resource: h.mcpUrl,
+      }),
+    );
+    expect(form.page.status).toBe(200);
+    expect(form.html).not.toContain('device-warning');
   });
 
   it('refuses a redirect_uri the document does not list, and never redirects to it', async () => {

@@ -373,6 +373,9 @@ export function oauthRoutes(deps: OAuthDeps) {
             clientName: checked.client.name,
             ...(checked.client.kind === 'metadata_document' && {
               clientIdHost: clientIdHost(checked.client.id),
+              // MCP authorization, Localhost Redirect URI Risks: anyone can present this
+              // client_id with a loopback redirect, so the page warns (docs/agents.md).
+              deviceRedirect: new URL(checked.redirectUri).protocol !== 'https:',
             }),
             redirectUri: checked.redirectUri,
             scopes: checked.scopes,
