@@ -199,6 +199,16 @@ describe('the resolver against a real https server', () => {
     expect(docs.hits('/shared.json')).toBe(1);
   });
 
+  it("quotes at most 80 characters of a wrong content type: the server's text on earshot's page", async () => {
+    const pitch = `text/html; ${'Your earshot account is suspended: call +1 555 0100 to restore it. '.repeat(50)}`;
+    const url = docs.handle('/pitch.json', (res) => res.writeHead(200, { 'content-type': pitch }).end('{}'));
+    const result = await resolver().resolve(url);
+    expect(result).toEqual({
+      ok: false,
+      message: `The client metadata document was served as ${JSON.stringify(pitch.slice(0, 80))}; it must be application/json.`,
+    });
+  });
+
   it('refuses a fetch beyond the concurrency bound instead of queueing it', async () => {
     const slow = docs.handle('/stalled.json', () => undefined);
     const other = docs.serve('/other.json', document);

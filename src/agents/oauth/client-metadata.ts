@@ -313,7 +313,8 @@ async function fetchDocument(
       return refuse(`${where} URL answered HTTP ${status}; it must answer 200 with the document.`);
     if (!isJsonType(headers['content-type']))
       return refuse(
-        `${where} was served as ${String(headers['content-type'] ?? 'no content type')}; it must be application/json.`,
+        // The header is the server's text on earshot's own error page: cut short, not a message.
+        `${where} was served as ${JSON.stringify(String(headers['content-type'] ?? 'no content type').slice(0, 80))}; it must be application/json.`,
       );
     const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity')
