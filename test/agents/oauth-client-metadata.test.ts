@@ -147,6 +147,7 @@ describe('name lookups that stall', () => {
     expect(await resolver.resolve('https://c.stalled.example/c.json')).toEqual({
       ok: false,
       message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+      busy: true,
     });
     expect(started).toEqual(['a.stalled.example', 'b.stalled.example']);
     fail(new Error('SERVFAIL'));
@@ -217,6 +218,7 @@ describe('the resolver against a real https server', () => {
     expect(await resolve.resolve(other)).toEqual({
       ok: false,
       message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+      busy: true,
     });
     expect(await stalled).toMatchObject({ ok: false, message: expect.stringContaining('within 1000 ms') });
     expect(await resolve.resolve(other)).toMatchObject({ ok: true });

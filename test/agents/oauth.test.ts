@@ -901,6 +901,37 @@ describe('clients identified by a client metadata document URL', () => {
     await expect(oauthRevoke(hm.db, grantId, new Date())).resolves.toMatchObject({ id: grantId });
   });
 
+  it('answers a refresh 503 temporarily_unavailable, not invalid_client, while strangers fill the fetch bound', async () => {
+    const path = '/busy/client.json';
+    const clientId = docs.serve(path, documentOf('Busy agent'), { 'cache-control': 'max-age=60' });
+    const documentClient: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+    const { tokens } = await tokensFor(documentClient);
+    hm.advance(61_000);
+    // Anyone can start 16 fetches of documents that never answer (1 s timeout in this harness).
+    const stalls = Array.from({ length: 16 }, (_, i) =>
+      docs.handle(`/busy/stall-${i}.json`, () => undefined),
+    );
+    const pages = stalls.map(async (stall) =>
+      fetch((await authorizationRequest(stall)).url, { redirect: 'manual' }),
+    );
+    while (stalls.some((_, i) => docs.hits(`/busy/stall-${i}.json`) === 0))
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const refused = await oauth.refreshTokenGrantRequest(
+      asm,
+      documentClient,
+      oauth.None(),
+      tokens.refresh_token!,
+      insecure,
+    );
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: string }).error).toBe('temporarily_unavailable');
+    await Promise.all(pages);
+    // Once the stalls are over, the same refresh token works: it was not spent.
+    const rotated = await refreshWith(documentClient, tokens.refresh_token!);
+    expect(rotated.access_token).toBeTruthy();
+  });
+
   it('refuses a document whose client_id is not exactly its URL', async () => {
     const clientId = docs.handle('/mismatch.json', (res) =>
       res

@@ -77,7 +77,12 @@ export type MetadataResult =
       /** Fetched for this call, not served from the cache. */
       fetched: boolean;
     }
-  | { ok: false; message: string };
+  | {
+      ok: false;
+      message: string;
+      /** earshot's own fetch bound refused it: nothing is known about the client (no invalid_client). */
+      busy?: true;
+    };
 
 export interface ClientMetadataResolver {
   /** The client a metadata document URL names: from the cache while fresh, else fetched and checked. */
@@ -403,9 +408,11 @@ export function createClientMetadataResolver(options: ClientMetadataOptions): Cl
       let pending = inFlight.get(clientId);
       if (!pending) {
         if (inFlight.size >= maxConcurrent || lookups >= maxConcurrent)
-          return failure(
-            'earshot is fetching too many client metadata documents at once; try again in a moment.',
-          );
+          return {
+            ok: false,
+            message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+            busy: true,
+          };
         pending = fetchAndCheck(clientId).finally(() => inFlight.delete(clientId));
         inFlight.set(clientId, pending);
       }
