@@ -167,7 +167,19 @@ describe('the consent page of a client metadata document client', () => {
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
         PHONE.width,
       );
-      for (const part of ['h1', '#client-claim', '#api_key', 'button.approve', 'button[value=deny]']) {
+      // A loopback return address: anyone can present this client_id with one (MCP authorization,
+      // Localhost Redirect URI Risks), so the page says so, and still fits.
+      await expect(page.locator('#device-warning').textContent()).resolves.toContain(
+        'any program could give this address',
+      );
+      for (const part of [
+        'h1',
+        '#client-claim',
+        '#device-warning',
+        '#api_key',
+        'button.approve',
+        'button[value=deny]',
+      ]) {
         const box = await page.locator(part).boundingBox();
         expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
         expect(box!.y + box!.height, `${part} above the fold`).toBeLessThanOrEqual(PHONE.height);

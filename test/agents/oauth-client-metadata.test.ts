@@ -29,6 +29,18 @@ describe('the client identifier URL rule', () => {
     expect(clientIdUrlProblem('https://app.example/a/../c.json')).toContain('path segments');
     expect(clientIdUrlProblem('https://app.example/a/%2E/c.json')).toContain('path segments');
     expect(clientIdUrlProblem(`https://app.example/${'a'.repeat(2000)}`)).toContain('2000');
+    // The URL parser would resolve these to /b/c.json: the segment rule is not to be bypassed.
+    for (const url of [
+      'https://app.example/a\\..\\b/c.json',
+      'https://app.example/a/.\t./b/c.json',
+      'https://app.example/a/..\n/b/c.json',
+      'https://app.example/a b.json',
+      'https://exämple.example/c.json',
+    ])
+      expect(clientIdUrlProblem(url)).toContain('characters a URL may not hold');
+    expect(clientIdUrlProblem('https://xn--exmple-cua.example/c.json')).toBeUndefined();
+    expect(clientIdUrlProblem('HTTPS://app.example/c.json')).toContain('in lower case');
+    expect(clientIdUrlProblem('Https://app.example/c.json')).toContain('in lower case');
   });
 });
 
@@ -63,9 +75,17 @@ describe('the document', () => {
     expect(parse({ ...valid, client_name: 'Agent\u202E' })).toMatchObject({ ok: false });
     expect(parse({ ...valid, redirect_uris: [] })).toMatchObject({ ok: false });
     expect(parse({ ...valid, redirect_uris: ['http://evil.example/cb'] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, redirect_uris: ['https://app.example/cb\u0000'] })).toMatchObject({ ok: false });
+    expect(parse({ ...valid, redirect_uris: ['https://app.example/c\u007fb'] })).toMatchObject({ ok: false });
     expect(parse({ ...valid, grant_types: ['client_credentials'] })).toMatchObject({ ok: false });
     expect(parse({ ...valid, response_types: ['token'] })).toMatchObject({ ok: false });
     expect(parse([valid])).toMatchObject({ ok: false });
+  });
+
+  it('drops a client_uri or logo_uri with a control character instead of storing it', () => {
+    expect(
+      parse({ ...valid, client_uri: 'https://app.example/\u0000', logo_uri: 'https://app.example/\n.png' }),
+    ).toMatchObject({ ok: true, client: { clientUri: null, logoUri: null } });
   });
 
   it('refuses every shared-secret method', () => {
@@ -99,6 +119,44 @@ describe('how long a document is kept', () => {
   });
 });
 
+describe('name lookups that stall', () => {
+  it('keep their fetch slot after the fetch has given up on them, until they end', async () => {
+    // dns.lookup cannot be cancelled: a lookup of a name whose DNS server never answers runs on
+    // (on libuv's threadpool) after the 100 ms the fetch waited. Stands in for such a server.
+    const started: string[] = [];
+    let fail!: (error: Error) => void;
+    const stalled = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    stalled.catch(() => undefined);
+    const resolver = createClientMetadataResolver({
+      resolve: (hostname) => {
+        started.push(hostname);
+        return stalled;
+      },
+      timeoutMs: 100,
+      maxConcurrentFetches: 2,
+      now: () => NOW,
+    });
+    for (const host of ['a', 'b'])
+      expect(await resolver.resolve(`https://${host}.stalled.example/c.json`)).toMatchObject({
+        ok: false,
+        message: expect.stringContaining('could not be resolved'),
+      });
+    // Both fetches are over; their lookups are not, so a third one does not start.
+    expect(await resolver.resolve('https://c.stalled.example/c.json')).toEqual({
+      ok: false,
+      message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+      busy: true,
+    });
+    expect(started).toEqual(['a.stalled.example', 'b.stalled.example']);
+    fail(new Error('SERVFAIL'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await resolver.resolve('https://d.stalled.example/c.json');
+    expect(started).toContain('d.stalled.example');
+  });
+});
+
 describe('the resolver against a real https server', () => {
   let docs: DocumentServer;
   beforeAll(async () => {
@@ -115,6 +173,22 @@ describe('the resolver against a real https server', () => {
     });
   const document = { client_name: 'Agent', redirect_uris: ['http://127.0.0.1:3000/cb'] };
 
+  it('tells an anonymous requester neither what a host name resolves to nor whether it resolves', async () => {
+    const strict = createClientMetadataResolver({ ca: docs.tls.ca, timeoutMs: 1_000, now: () => new Date() });
+    // The system resolver: localhost is 127.0.0.1, a .invalid name resolves to nothing (RFC 6761).
+    const internal = await strict.resolve('https://localhost/client.json');
+    const missing = await strict.resolve('https://earshot-cimd.invalid/client.json');
+    const said = (host: string) =>
+      `The client_id URL host ${host} could not be resolved to public addresses; earshot fetches client metadata documents from public addresses only.`;
+    expect(internal).toEqual({ ok: false, message: said('localhost') });
+    expect(missing).toEqual({ ok: false, message: said('earshot-cimd.invalid') });
+    // An address literal is the requester's own: its reason is given.
+    expect(await strict.resolve('https://10.1.2.3/client.json')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('private address, 10.0.0.0/8'),
+    });
+  });
+
   it('shares one fetch between concurrent requests for one URL', async () => {
     const url = docs.serve('/shared.json', document);
     const resolve = resolver();
@@ -126,6 +200,16 @@ describe('the resolver against a real https server', () => {
     expect(docs.hits('/shared.json')).toBe(1);
   });
 
+  it("quotes at most 80 characters of a wrong content type: the server's text on earshot's page", async () => {
+    const pitch = `text/html; ${'Your earshot account is suspended: call +1 555 0100 to restore it. '.repeat(50)}`;
+    const url = docs.handle('/pitch.json', (res) => res.writeHead(200, { 'content-type': pitch }).end('{}'));
+    const result = await resolver().resolve(url);
+    expect(result).toEqual({
+      ok: false,
+      message: `The client metadata document was served as ${JSON.stringify(pitch.slice(0, 80))}; it must be application/json.`,
+    });
+  });
+
   it('refuses a fetch beyond the concurrency bound instead of queueing it', async () => {
     const slow = docs.handle('/stalled.json', () => undefined);
     const other = docs.serve('/other.json', document);
@@ -134,6 +218,7 @@ describe('the resolver against a real https server', () => {
     expect(await resolve.resolve(other)).toEqual({
       ok: false,
       message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+      busy: true,
     });
     expect(await stalled).toMatchObject({ ok: false, message: expect.stringContaining('within 1000 ms') });
     expect(await resolve.resolve(other)).toMatchObject({ ok: true });

@@ -802,6 +802,8 @@ describe('clients identified by a client metadata document URL', () => {
     );
     expect(form.html).toContain('It calls itself <strong>Document agent</strong>');
     expect(form.html).not.toContain('<h1>Document agent');
+    // A loopback redirect: any local program could present this client_id with one.
+    expect(form.html).toContain('id="device-warning"');
     expect(docs.hits('/agent/client.json')).toBe(1);
 
     const claims = await oauth.validateJwtAccessToken(
@@ -899,6 +901,37 @@ describe('clients identified by a client metadata document URL', () => {
     await expect(oauthRevoke(hm.db, grantId, new Date())).resolves.toMatchObject({ id: grantId });
   });
 
+  it('answers a refresh 503 temporarily_unavailable, not invalid_client, while strangers fill the fetch bound', async () => {
+    const path = '/busy/client.json';
+    const clientId = docs.serve(path, documentOf('Busy agent'), { 'cache-control': 'max-age=60' });
+    const documentClient: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+    const { tokens } = await tokensFor(documentClient);
+    hm.advance(61_000);
+    // Anyone can start 16 fetches of documents that never answer (1 s timeout in this harness).
+    const stalls = Array.from({ length: 16 }, (_, i) =>
+      docs.handle(`/busy/stall-${i}.json`, () => undefined),
+    );
+    const pages = stalls.map(async (stall) =>
+      fetch((await authorizationRequest(stall)).url, { redirect: 'manual' }),
+    );
+    while (stalls.some((_, i) => docs.hits(`/busy/stall-${i}.json`) === 0))
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const refused = await oauth.refreshTokenGrantRequest(
+      asm,
+      documentClient,
+      oauth.None(),
+      tokens.refresh_token!,
+      insecure,
+    );
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: string }).error).toBe('temporarily_unavailable');
+    await Promise.all(pages);
+    // Once the stalls are over, the same refresh token works: it was not spent.
+    const rotated = await refreshWith(documentClient, tokens.refresh_token!);
+    expect(rotated.access_token).toBeTruthy();
+  });
+
   it('refuses a document whose client_id is not exactly its URL', async () => {
     const clientId = docs.handle('/mismatch.json', (res) =>
       res
@@ -909,6 +942,31 @@ describe('clients identified by a client metadata document URL', () => {
     expect(html).toContain('Application could not be verified');
     expect(html).toContain('invalid_client');
     expect(html).toContain('is not exactly the URL it was fetched from');
+  });
+
+  it('warns of a device return address only: not for an https one, nor for a registered client', async () => {
+    const web = 'https://agent.example/oauth/callback';
+    const clientId = docs.serve('/web.json', documentOf('Web agent', { redirect_uris: [web, DOC_REDIRECT] }));
+    const { url } = await authorizationRequest(clientId, web);
+    const page = await fetch(url, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain('device-warning');
+    const local = await fetch((await authorizationRequest(clientId)).url, { redirect: 'manual' });
+    expect(await local.text()).toContain('id="device-warning"');
+    // A registered client's loopback redirect was registered with earshot: no warning.
+    const registered = await registerPublicClient('Registered agent');
+    const form = await consentForm(
+      authorizationUrl({
+        response_type: 'code',
+        client_id: registered.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+        code_challenge_method: 'S256',
+        resource: h.mcpUrl,
+      }),
+    );
+    expect(form.page.status).toBe(200);
+    expect(form.html).not.toContain('device-warning');
   });
 
   it('refuses a redirect_uri the document does not list, and never redirects to it', async () => {
@@ -981,6 +1039,47 @@ describe('clients identified by a client metadata document URL', () => {
     docs.serve('/moved.json', documentOf('Fixed agent'));
     const { url } = await authorizationRequest(moved);
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
+  });
+
+  it('refuses, never a 500, a document with a NUL in a URI, or a client_id with an upper-case scheme', async () => {
+    // A document whose redirect URI or client_uri holds a NUL is refused, not stored.
+    const badRedirect = docs.serve(
+      '/nul-redirect.json',
+      documentOf('Agent', { redirect_uris: [`${DOC_REDIRECT}\u0000`] }),
+    );
+    expect(await refusedPage(badRedirect)).toContain('redirect_uris must list');
+    const badUri = docs.serve(
+      '/nul-uri.json',
+      documentOf('Agent', { client_uri: 'https://agent.example/\u0000' }),
+    );
+    const { url } = await authorizationRequest(badUri);
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(200);
+
+    // An upper-case scheme is refused before anything is fetched or stored.
+    const upper = docs.url('/upper.json').replace('https:', 'HTTPS:');
+    docs.handle('/upper.json', (res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ...documentOf('Upper agent'), client_id: upper })),
+    );
+    // Before the fix the consent page was shown and approving it answered 500 (the row's check).
+    expect(await refusedPage(upper)).toContain('must begin with https://');
+    expect(docs.hits('/upper.json')).toBe(0);
+  });
+
+  it('refuses a client_id whose dot segments hide behind a backslash or a tab', async () => {
+    // Served at /~bob/c.json, claiming an id that names /~alice/: the URL parser reads "\\" as "/"
+    // and drops a tab, so without the character rule the id resolved to /~bob/c.json and passed.
+    for (const hidden of ['/~alice\\..\\~bob/c.json', '/~alice/.\t./~bob/c.json']) {
+      const clientId = docs.url(hidden);
+      docs.handle('/~bob/c.json', (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ...documentOf('Alice agent'), client_id: clientId })),
+      );
+      expect(await refusedPage(clientId)).toContain('characters a URL may not hold');
+    }
+    expect(docs.hits('/~bob/c.json')).toBe(0);
   });
 
   it('refuses shared-secret authentication methods and secrets in the document', async () => {

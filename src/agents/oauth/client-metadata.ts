@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type AllowList, checkWebhookUrl, type Resolve } from '../../webhooks/address-rule.ts';
+import { type AllowList, checkWebhookUrl, type Resolve, systemResolve } from '../../webhooks/address-rule.ts';
 import { oneOffPool } from '../../webhooks/pools.ts';
 import type { MetadataDocumentClient } from './store.ts';
 
@@ -76,7 +77,12 @@ export type MetadataResult =
       /** Fetched for this call, not served from the cache. */
       fetched: boolean;
     }
-  | { ok: false; message: string };
+  | {
+      ok: false;
+      message: string;
+      /** earshot's own fetch bound refused it: nothing is known about the client (no invalid_client). */
+      busy?: true;
+    };
 
 export interface ClientMetadataResolver {
   /** The client a metadata document URL names: from the cache while fresh, else fetched and checked. */
@@ -85,13 +91,25 @@ export interface ClientMetadataResolver {
 
 const failure = (message: string): { ok: false; message: string } => ({ ok: false, message });
 
+/** The characters of an RFC 3986 URI reference: unreserved, reserved and `%`. */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+
 /** The rules of a Client Identifier URL (draft §3); the reason it breaks one, or undefined. */
 export function clientIdUrlProblem(clientId: string): string | undefined {
   if (clientId.length > 2000) return 'client_id is longer than 2000 characters.';
+  // Only RFC 3986 characters: the URL parser reads a backslash as "/" and drops tabs and
+  // newlines, so `/a\\..\\b` or `/a/.<TAB>./b` would pass the segment rule below as written and be
+  // fetched as `/b`, a document elsewhere on the host.
+  if (!URI_CHARACTERS.test(clientId))
+    return 'client_id holds characters a URL may not hold (RFC 3986): a space, control character, backslash or non-ASCII character; percent-encode them, and write an internationalized host name in its xn-- form.';
   if (!URL.canParse(clientId)) return 'client_id is not a valid URL.';
   const url = new URL(clientId);
   if (url.protocol !== 'https:')
     return `client_id must be an https URL to be used as a client metadata document, not ${url.protocol.replace(/:$/, '')}.`;
+  // Compared as an exact string, stored under a check that it starts with `https://`: a client
+  // writes the scheme as RFC 3986 normalizes it (lower case), or its row could not be kept.
+  if (!clientId.startsWith('https://'))
+    return 'client_id must begin with https:// in lower case, as RFC 3986 normalizes a scheme.';
   if (url.username !== '' || url.password !== '')
     return 'client_id must not contain a user name or password.';
   if (clientId.includes('#')) return 'client_id must not contain a fragment.';
@@ -147,9 +165,16 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const stringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
+/**
+ * Control characters (C0, DEL, C1): the URL parser drops or escapes them, so the string would name another URL,
+ * and PostgreSQL text cannot hold a NUL. A document's URIs with one are not kept.
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
 const httpsUrlOrNull = (value: unknown) =>
   typeof value === 'string' &&
   value.length <= 2000 &&
+  !CONTROL_CHARACTER.test(value) &&
   URL.canParse(value) &&
   new URL(value).protocol === 'https:'
     ? value
@@ -198,10 +223,10 @@ export function parseMetadataDocument(
     !Array.isArray(uris) ||
     uris.length === 0 ||
     uris.length > MAX_REDIRECT_URIS ||
-    !uris.every(validRedirectUri)
+    !uris.every((uri) => validRedirectUri(uri) && !CONTROL_CHARACTER.test(uri as string))
   )
     return failure(
-      `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} absolute URIs: https, http on a loopback host, or a private-use scheme; no fragment.`,
+      `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} absolute URIs: https, http on a loopback host, or a private-use scheme; no fragment, no control character.`,
     );
   if (
     document.grant_types !== undefined &&
@@ -245,7 +270,21 @@ async function fetchDocument(
     subject: 'The client_id URL',
     publicRule: 'earshot fetches client metadata documents from public addresses only',
   });
-  if (!check.ok) return failure(check.message);
+  if (!check.ok) {
+    // Anyone can name any host here, and the answer is shown to them: what a name resolves to,
+    // or whether it resolves at all, would map the server's internal DNS (metadata.internal,
+    // db.corp). A host name that cannot be used gets one answer; an address literal its reason.
+    const hostname = new URL(clientId).hostname;
+    if (
+      (check.reason === 'unresolvable' || check.reason === 'non_public_address') &&
+      !hostname.startsWith('[') &&
+      isIP(hostname) === 0
+    )
+      return failure(
+        `The client_id URL host ${hostname} could not be resolved to public addresses; earshot fetches client metadata documents from public addresses only.`,
+      );
+    return failure(check.message);
+  }
   const remaining = Math.max(1, timeoutMs - Math.round(performance.now() - started));
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), remaining);
@@ -279,7 +318,8 @@ async function fetchDocument(
       return refuse(`${where} URL answered HTTP ${status}; it must answer 200 with the document.`);
     if (!isJsonType(headers['content-type']))
       return refuse(
-        `${where} was served as ${String(headers['content-type'] ?? 'no content type')}; it must be application/json.`,
+        // The header is the server's text on earshot's own error page: cut short, not a message.
+        `${where} was served as ${JSON.stringify(String(headers['content-type'] ?? 'no content type').slice(0, 80))}; it must be application/json.`,
       );
     const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity')
@@ -316,8 +356,22 @@ async function fetchDocument(
 
 /** The per-process resolver: a bounded cache of valid documents, one fetch at a time per URL. */
 export function createClientMetadataResolver(options: ClientMetadataOptions): ClientMetadataResolver {
+  // A name lookup outlives the fetch that stopped waiting for it: dns.lookup cannot be cancelled
+  // and holds one of libuv's few threadpool threads until the resolver gives up. It keeps its
+  // slot until it ends, or anyone could pile up lookups of stalling names 16 every 5 seconds.
+  const lookup = options.resolve ?? systemResolve;
+  let lookups = 0;
+  const resolve: Resolve = async (hostname) => {
+    lookups += 1;
+    try {
+      return await lookup(hostname);
+    } finally {
+      lookups -= 1;
+    }
+  };
   const settings = {
     ...options,
+    resolve,
     timeoutMs: options.timeoutMs ?? METADATA_TIMEOUT_MS,
     maxBytes: options.maxBytes ?? METADATA_MAX_BYTES,
   };
@@ -353,10 +407,12 @@ export function createClientMetadataResolver(options: ClientMetadataOptions): Cl
         return { ok: true, client: cached.client, fetched: false };
       let pending = inFlight.get(clientId);
       if (!pending) {
-        if (inFlight.size >= maxConcurrent)
-          return failure(
-            'earshot is fetching too many client metadata documents at once; try again in a moment.',
-          );
+        if (inFlight.size >= maxConcurrent || lookups >= maxConcurrent)
+          return {
+            ok: false,
+            message: 'earshot is fetching too many client metadata documents at once; try again in a moment.',
+            busy: true,
+          };
         pending = fetchAndCheck(clientId).finally(() => inFlight.delete(clientId));
         inFlight.set(clientId, pending);
       }

@@ -9,9 +9,12 @@ const STYLE = `*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-ap
 main{max-width:28rem;margin:0 auto;padding:1.5rem 1rem}h1{font-size:1.35rem;line-height:1.3;margin:0 0 .5rem}
 .card{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px #0002}.host{font-family:ui-monospace,monospace;word-break:break-all}
 ul{padding-left:1.2rem}label{display:block;font-weight:600;margin:1rem 0 .35rem}input[type=password]{width:100%;padding:.75rem;font-size:1rem;border:1px solid #8a8a94;border-radius:8px}
-.hint{color:#55555f;font-size:.9rem;margin:.35rem 0 0}.error{background:#fde8e8;color:#8a1212;border-radius:8px;padding:.6rem .75rem;margin:0 0 1rem}
+.hint{color:#55555f;font-size:.9rem;margin:.35rem 0 0}.warn{background:#fff4d6;color:#5c4100;border-radius:8px;padding:.5rem .75rem}.error{background:#fde8e8;color:#8a1212;border-radius:8px;padding:.6rem .75rem;margin:0 0 1rem}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}button{flex:1;min-height:48px;font-size:1rem;border-radius:8px;border:1px solid #1b1b1f;background:#fff;color:#1b1b1f}
 button.approve{background:#1b4fd8;border-color:#1b4fd8;color:#fff;font-weight:600}`;
+
+const DEVICE_WARNING =
+  'That is a program on this device, and any program could give this address: approve only if you just started this connection yourself.';
 
 export interface ConsentView {
   clientName: string;
@@ -20,6 +23,11 @@ export interface ConsentView {
    * earshot can vouch for. It heads the page; the self-declared name is shown as a claim.
    */
   clientIdHost?: string;
+  /**
+   * The client is known by its document alone and returns to a loopback address or an app's own
+   * scheme: any program on the device can claim that, so the name and host prove nothing here.
+   */
+  deviceRedirect?: boolean;
   redirectUri: string;
   scopes: string[];
   /** Hidden fields that carry the authorization request and the CSRF token through the form. */
@@ -47,7 +55,7 @@ ${
 <p id="client-claim">It calls itself <strong>${escapeHtml(view.clientName)}</strong>. Only its address is verified: anyone can publish any name, so approve only if you expect an application from <span class="host">${escapeHtml(view.clientIdHost)}</span>.</p>`
 }
 <p>It will return you to <span class="host" id="redirect-host">${escapeHtml(host)}</span>.</p>
-<p>It asks to:</p><ul id="scopes">${scopes.join('')}</ul>
+${view.deviceRedirect ? `<p class="warn" id="device-warning">${DEVICE_WARNING}</p>\n` : ''}<p>It asks to:</p><ul id="scopes">${scopes.join('')}</ul>
 <form method="post" action="/oauth/authorize">${hidden}
 ${view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : ''}
 <label for="api_key">API key of the project to connect</label>

@@ -373,6 +373,9 @@ export function oauthRoutes(deps: OAuthDeps) {
             clientName: checked.client.name,
             ...(checked.client.kind === 'metadata_document' && {
               clientIdHost: clientIdHost(checked.client.id),
+              // MCP authorization, Localhost Redirect URI Risks: anyone can present this
+              // client_id with a loopback redirect, so the page warns (docs/agents.md).
+              deviceRedirect: new URL(checked.redirectUri).protocol !== 'https:',
             }),
             redirectUri: checked.redirectUri,
             scopes: checked.scopes,
@@ -463,7 +466,7 @@ export function oauthRoutes(deps: OAuthDeps) {
     async function clientOf(
       id: string,
       storedFallback = false,
-    ): Promise<{ client?: OAuthClient; reason?: string }> {
+    ): Promise<{ client?: OAuthClient; reason?: string; busy?: boolean }> {
       if (!isMetadataClientId(id)) {
         const client = await findClient(deps.db, id);
         return client ? { client } : {};
@@ -474,7 +477,8 @@ export function oauthRoutes(deps: OAuthDeps) {
         return { client: documentClient(resolved.client) };
       }
       const stored = storedFallback ? await findClient(deps.db, id) : undefined;
-      return stored?.kind === 'metadata_document' ? { client: stored } : { reason: resolved.message };
+      if (stored?.kind === 'metadata_document') return { client: stored };
+      return { reason: resolved.message, ...(resolved.busy && { busy: true }) };
     }
 
     /**
@@ -486,7 +490,7 @@ export function oauthRoutes(deps: OAuthDeps) {
       request: FastifyRequest,
       form: Fields,
       storedFallback = false,
-    ): Promise<{ client?: OAuthClient; basic: boolean; reason?: string }> {
+    ): Promise<{ client?: OAuthClient; basic: boolean; reason?: string; busy?: boolean }> {
       const authorization = request.headers.authorization ?? '';
       const basic = /^Basic(?:\s|$)/i.test(authorization);
       let id = form.client_id;
@@ -501,15 +505,36 @@ export function oauthRoutes(deps: OAuthDeps) {
         secret = decodedOrUndefined(password.join(':'));
         method = 'client_secret_basic';
       }
-      const { client, reason } = id ? await clientOf(id, storedFallback) : {};
-      if (!client) return { basic, ...(reason && { reason }) };
+      const { client, reason, busy } = id ? await clientOf(id, storedFallback) : {};
+      if (!client) return { basic, ...(reason && { reason }), ...(busy && { busy }) };
       if (client.authMethod !== method) return { basic };
       if (method !== 'none' && (secret === undefined || !secretMatches(client, secret))) return { basic };
       return { client, basic };
     }
 
-    /** The 401 of a failed client authentication (RFC 6749 §5.2). */
-    function invalidClient(reply: FastifyReply, basic: boolean, reason?: string) {
+    /**
+     * The 401 of a failed client authentication (RFC 6749 §5.2). When earshot's own bound on
+     * document fetches refused the lookup (`busy`), nothing is known against the client: a 503
+     * `temporarily_unavailable` with Retry-After, so that an SDK does not drop its credentials
+     * because strangers keep earshot's fetches busy.
+     */
+    function invalidClient(reply: FastifyReply, basic: boolean, reason?: string, busy?: boolean) {
+      if (busy)
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .header('cache-control', 'no-store')
+          .type('application/json')
+          .send({
+            error: 'temporarily_unavailable',
+            error_description: reason,
+            type: 'about:blank',
+            title: 'Service Unavailable',
+            status: 503,
+            detail: reason,
+            error_code: 'temporarily_unavailable',
+            errors: null,
+          });
       if (basic) reply.header('www-authenticate', 'Basic realm="oauth"');
       return oauthError(reply, 401, 'invalid_client', reason ?? 'Client authentication failed.');
     }
@@ -548,8 +573,8 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     app.post('/oauth/token', hidden, async (request, reply) => {
       const form = stringFields(request.body);
-      const { client, basic, reason } = await authenticateClient(request, form);
-      if (!client) return invalidClient(reply, basic, reason);
+      const { client, basic, reason, busy } = await authenticateClient(request, form);
+      if (!client) return invalidClient(reply, basic, reason, busy);
       if (form.resource !== undefined && form.resource !== mcpUrl)
         return oauthError(reply, 400, 'invalid_target', `resource must be ${mcpUrl}.`);
       const now = deps.now();
@@ -634,8 +659,8 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     app.post('/oauth/revoke', hidden, async (request, reply) => {
       const form = stringFields(request.body);
-      const { client, basic, reason } = await authenticateClient(request, form, true);
-      if (!client) return invalidClient(reply, basic, reason);
+      const { client, basic, reason, busy } = await authenticateClient(request, form, true);
+      if (!client) return invalidClient(reply, basic, reason, busy);
       if (!form.token) return oauthError(reply, 400, 'invalid_request', 'token is required.');
       const claims = await deps.tokens.verify(form.token, deps.now());
       const grantId = claims?.grant_id ?? (await grantOfRefreshToken(deps.db, form.token));
