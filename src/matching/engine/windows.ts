@@ -14,6 +14,16 @@ export const MAX_WINDOWS = 50;
  */
 export const MAX_WINDOW_TEXT = 2_000;
 
+/**
+ * Lines, and characters of line text, that a match's windows hold in all; past either the rest are
+ * dropped and `truncated` is true. Windows that touch merge without limit, so an entity named every
+ * few lines made one window of the whole transcript: 13.7 million characters a match for a
+ * 100,000-line episode, copied into every alert's match (docs/matching.md, Windows). Bounds far
+ * above what 50 windows of ordinary lines hold (50 × 41 lines at `context_lines=20`).
+ */
+export const MAX_WINDOW_LINES = 2_500;
+export const MAX_WINDOW_CHARACTERS = 500_000;
+
 export interface WindowSources {
   lines: readonly TranscriptLine[];
   segments?: readonly EpisodeSegment[];
@@ -24,8 +34,8 @@ export interface WindowSources {
 /**
  * Windows around mention lines. `mentionIndexes` are positions in `lines` (not line numbers),
  * ascending and distinct. Each mention line takes `contextLines` lines either side, clamped
- * at the transcript's edges; windows that overlap or touch merge into one. After MAX_WINDOWS the
- * rest are dropped and `truncated` is true.
+ * at the transcript's edges; windows that overlap or touch merge into one. After MAX_WINDOWS, or
+ * past MAX_WINDOW_LINES or MAX_WINDOW_CHARACTERS, the rest are dropped and `truncated` is true.
  */
 export function buildWindows(
   sources: WindowSources,
@@ -48,35 +58,62 @@ export function buildWindows(
       break;
     } else ranges.push({ first, last, mentions: [index] });
   }
-  const windows = ranges.map(({ first, last, mentions }) => {
-    const mentionSet = new Set(mentions);
-    const windowLines: WindowLine[] = [];
-    for (let k = first; k <= last; k++) windowLines.push(windowLine(lines[k]!, mentionSet.has(k), sources));
-    const window: MatchWindow = {
-      start_seconds: lines[first]!.start_seconds,
-      end_seconds: lines[last]!.end_seconds,
-      lines: windowLines,
-    };
-    const mentionLines = mentions.map((k) => lines[k]!);
-    const segment = segmentOf(mentionLines[0]!, sources.segments ?? []);
-    if (segment !== undefined) {
-      window.segment_id = segment.id;
-      assignDefined(window, 'segment_title', cutText(segment.title));
-      assignDefined(window, 'segment_description', cutText(segment.description));
-      assignDefined(window, 'segment_summary', cutText(segment.summary));
-      assignDefined(window, 'segment_type', segment.type);
+  const windows: MatchWindow[] = [];
+  let linesLeft = MAX_WINDOW_LINES;
+  let charactersLeft = MAX_WINDOW_CHARACTERS;
+  for (const range of ranges) {
+    // The budget cuts the window after its last line that fits; one cut before its first mention is dropped.
+    let end = range.first - 1;
+    while (end < range.last && linesLeft > 0 && lines[end + 1]!.text.length <= charactersLeft) {
+      end++;
+      linesLeft--;
+      charactersLeft -= lines[end]!.text.length;
     }
-    const clip = clipOf(mentionLines, clips);
-    if (clip !== undefined) {
-      window.clip_id = clip.id;
-      assignDefined(window, 'clip_title', cutText(clip.title));
-      assignDefined(window, 'clip_description', cutText(clip.description));
-      assignDefined(window, 'clip_intro_statement', cutText(clip.intro_statement));
-      assignDefined(window, 'clip_type', clip.type);
+    const mentions = range.mentions.filter((k) => k <= end);
+    if (mentions.length > 0) windows.push(windowOf(sources, clips, range.first, end, mentions));
+    if (end < range.last) {
+      truncated = true;
+      break;
     }
-    return window;
-  });
+  }
   return { windows, truncated };
+}
+
+/** The window of lines first..last around its mention lines, with the segment and clip it falls in. */
+function windowOf(
+  sources: WindowSources,
+  clips: ClipIndex,
+  first: number,
+  last: number,
+  mentions: readonly number[],
+): MatchWindow {
+  const { lines } = sources;
+  const mentionSet = new Set(mentions);
+  const windowLines: WindowLine[] = [];
+  for (let k = first; k <= last; k++) windowLines.push(windowLine(lines[k]!, mentionSet.has(k), sources));
+  const window: MatchWindow = {
+    start_seconds: lines[first]!.start_seconds,
+    end_seconds: lines[last]!.end_seconds,
+    lines: windowLines,
+  };
+  const mentionLines = mentions.map((k) => lines[k]!);
+  const segment = segmentOf(mentionLines[0]!, sources.segments ?? []);
+  if (segment !== undefined) {
+    window.segment_id = segment.id;
+    assignDefined(window, 'segment_title', cutText(segment.title));
+    assignDefined(window, 'segment_description', cutText(segment.description));
+    assignDefined(window, 'segment_summary', cutText(segment.summary));
+    assignDefined(window, 'segment_type', segment.type);
+  }
+  const clip = clipOf(mentionLines, clips);
+  if (clip !== undefined) {
+    window.clip_id = clip.id;
+    assignDefined(window, 'clip_title', cutText(clip.title));
+    assignDefined(window, 'clip_description', cutText(clip.description));
+    assignDefined(window, 'clip_intro_statement', cutText(clip.intro_statement));
+    assignDefined(window, 'clip_type', clip.type);
+  }
+  return window;
 }
 
 /** The text's first MAX_WINDOW_TEXT characters (code points: a surrogate pair is never split). */

@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EpisodeClip, EpisodeSpeaker, TranscriptLine } from '../../../src/ingestion/events.ts';
-import { buildWindows, MAX_WINDOW_TEXT, MAX_WINDOWS } from '../../../src/matching/engine/windows.ts';
+import {
+  buildWindows,
+  MAX_WINDOW_CHARACTERS,
+  MAX_WINDOW_LINES,
+  MAX_WINDOW_TEXT,
+  MAX_WINDOWS,
+} from '../../../src/matching/engine/windows.ts';
 import { fillerLines, transcriptLines } from '../episode-fixture.ts';
 
 const lines = transcriptLines(fillerLines(600));
@@ -52,6 +58,43 @@ describe('buildWindows', () => {
     const mentions = [...Array.from({ length: 50 }, (_, i) => i * 10 + 5), 496];
     const { windows, truncated } = buildWindows({ lines }, mentions);
     expect([windows.length, truncated]).toEqual([50, false]);
+  });
+
+  it('holds at most MAX_WINDOW_LINES lines in all: a window merged over the whole transcript is cut there', () => {
+    const long = transcriptLines(fillerLines(3 * MAX_WINDOW_LINES));
+    const everyThird = Array.from({ length: long.length / 3 }, (_, i) => i * 3);
+    const { windows, truncated } = buildWindows({ lines: long }, everyThird);
+    expect(truncated).toBe(true);
+    expect(numbersOf(windows)).toEqual([Array.from({ length: MAX_WINDOW_LINES }, (_, i) => i + 1)]);
+    expect(windows[0]!.end_seconds).toBe(long[MAX_WINDOW_LINES - 1]!.end_seconds);
+    expect(windows[0]!.lines.filter((line) => line.is_mention)).toHaveLength(Math.ceil(MAX_WINDOW_LINES / 3));
+    // Fifty windows of context_lines=20 (the widest mentions allow) are not cut.
+    const wide = buildWindows(
+      { lines: long },
+      Array.from({ length: 50 }, (_, i) => 20 + i * 45),
+      20,
+    );
+    expect([wide.windows.length, wide.truncated]).toEqual([50, false]);
+    expect(wide.windows.every((w) => w.lines.length === 41)).toBe(true);
+  });
+
+  it('holds at most MAX_WINDOW_CHARACTERS of line text in all, keeping each line whole, and drops a window cut before its mention', () => {
+    const size = 100_000;
+    const big = lines.slice(0, 40).map((line) => ({ ...line, text: 'x'.repeat(size) }));
+    const fit = Math.floor(MAX_WINDOW_CHARACTERS / size);
+    // One window of 21 lines (mentions 2..18), then one whose mention line no longer fits.
+    const { windows, truncated } = buildWindows({ lines: big }, [2, 6, 10, 14, 18, 30]);
+    expect(truncated).toBe(true);
+    expect(windows).toHaveLength(1);
+    expect(windows[0]!.lines).toHaveLength(fit);
+    expect(windows[0]!.lines.every((line) => line.text.length === size)).toBe(true);
+    expect(windows[0]!.lines.filter((line) => line.is_mention).map((line) => line.number)).toEqual([3]);
+    // A window whose lines fit only up to its context before the mention is dropped whole: the
+    // first holds 400,001 characters, the second's line 19 (1 character) fits, its line 20 not.
+    const small = big.map((line, i) => (i === 0 || i === 18 ? { ...line, text: 'y' } : line));
+    const cut = buildWindows({ lines: small }, [2, 20]);
+    expect(cut.truncated).toBe(true);
+    expect(numbersOf(cut.windows)).toEqual([[1, 2, 3, 4, 5]]);
   });
 
   it('names the segment by line range, else by time, and the clip overlapping the mention line', () => {
