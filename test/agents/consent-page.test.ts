@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentsHarness, agentsHarness, type DocumentServer, startDocumentServer } from './support.ts';
 
 const PHONE = { width: 390, height: 844 };
+/** A phone-width page without scripts: the consent page must work as plain HTML. */
+const phoneContext = () =>
+  browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, javaScriptEnabled: false });
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(png: Buffer) {
@@ -65,11 +68,7 @@ afterAll(async () => {
 
 describe('the consent page in Chromium at phone width', () => {
   it('shows the client, redirect host and scopes within 390 px, and approving returns a code to the client', async () => {
-    const context = await browser.newContext({
-      viewport: PHONE,
-      deviceScaleFactor: 2,
-      javaScriptEnabled: false,
-    });
+    const context = await phoneContext();
     try {
       const page = await context.newPage();
       const response = await page.goto(authorizeUrl);
@@ -149,11 +148,7 @@ describe('the consent page of a client metadata document client', () => {
       code_challenge_method: 'S256',
       resource: hm.mcpUrl,
     })}`;
-    const context = await browser.newContext({
-      viewport: PHONE,
-      deviceScaleFactor: 2,
-      javaScriptEnabled: false,
-    });
+    const context = await phoneContext();
     try {
       const page = await context.newPage();
       expect((await page.goto(url))?.status()).toBe(200);

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/db.ts';
 import type { KeyVerifier } from '../../platform/keys.ts';
@@ -72,20 +73,16 @@ type Fields = Record<string, string | undefined>;
 
 /** An RFC 6749 error body that is also a problem document (error_code = error). */
 function oauthError(reply: FastifyReply, status: number, error: string, description: string) {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .type('application/json')
-    .send({
-      error,
-      error_description: description,
-      type: 'about:blank',
-      title: status === 401 ? 'Unauthorized' : 'Bad Request',
-      status,
-      detail: description,
-      error_code: error,
-      errors: null,
-    });
+  return reply.code(status).header('cache-control', 'no-store').type('application/json').send({
+    error,
+    error_description: description,
+    type: 'about:blank',
+    title: STATUS_CODES[status],
+    status,
+    detail: description,
+    error_code: error,
+    errors: null,
+  });
 }
 
 const stringFields = (body: unknown): Fields =>
@@ -278,18 +275,13 @@ export function oauthRoutes(deps: OAuthDeps) {
 
     /** The checks of RFC 6749 §4.1.2.1: errors before the redirect URI is trusted are shown, not redirected. */
     async function checkAuthorization(fields: Fields): Promise<Checked> {
-      let client: OAuthClient | undefined;
-      if (fields.client_id && isMetadataClientId(fields.client_id)) {
-        const resolved = await deps.clientMetadata.resolve(fields.client_id);
-        if (!resolved.ok)
-          return {
-            kind: 'page',
-            title: 'Application could not be verified',
-            detail: `invalid_client: ${resolved.message}`,
-          };
-        if (resolved.fetched) await refreshMetadataClient(deps.db, resolved.client);
-        client = documentClient(resolved.client);
-      } else if (fields.client_id) client = await findClient(deps.db, fields.client_id);
+      const { client, reason } = fields.client_id ? await clientOf(fields.client_id) : {};
+      if (reason !== undefined)
+        return {
+          kind: 'page',
+          title: 'Application could not be verified',
+          detail: `invalid_client: ${reason}`,
+        };
       if (!client)
         return {
           kind: 'page',
@@ -520,21 +512,7 @@ export function oauthRoutes(deps: OAuthDeps) {
      */
     function invalidClient(reply: FastifyReply, basic: boolean, reason?: string, busy?: boolean) {
       if (busy)
-        return reply
-          .code(503)
-          .header('retry-after', '1')
-          .header('cache-control', 'no-store')
-          .type('application/json')
-          .send({
-            error: 'temporarily_unavailable',
-            error_description: reason,
-            type: 'about:blank',
-            title: 'Service Unavailable',
-            status: 503,
-            detail: reason,
-            error_code: 'temporarily_unavailable',
-            errors: null,
-          });
+        return oauthError(reply.header('retry-after', '1'), 503, 'temporarily_unavailable', reason ?? '');
       if (basic) reply.header('www-authenticate', 'Basic realm="oauth"');
       return oauthError(reply, 401, 'invalid_client', reason ?? 'Client authentication failed.');
     }
