@@ -244,7 +244,7 @@ try {
     const share = result.requests.average / bare.requests.average;
     console.log(row(name, result));
     console.log(
-      `${''.padEnd(58)} ${(share * 100).toFixed(1)}% of bare ${bare.requests.average.toFixed(0)} req/s measured just before (target ≥ 25%: ${share >= 0.25 ? 'met' : 'NOT met'}); p99 target < ${p99Target} ms: ${result.latency.p99 < p99Target && result.non2xx === 0 ? 'met' : 'NOT met'}`,
+      `${''.padEnd(58)} ${(share * 100).toFixed(1)}% of bare ${bare.requests.average.toFixed(0)} req/s measured just before (target ≥ 25%: ${share >= 0.25 && result.non2xx === 0 ? 'met' : 'NOT met'}); p99 target < ${p99Target} ms: ${result.latency.p99 < p99Target && result.non2xx === 0 ? 'met' : 'NOT met'}`,
     );
   }
 } finally {

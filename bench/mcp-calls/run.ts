@@ -48,7 +48,7 @@ const testDb = await createTestDb();
 const { db } = testDb;
 const store = createPostgresEventStore(db, { pollIntervalMs: 50 });
 // As `earshot serve` runs under bench/mcp: a pino logger at level error (BENCH_LOG_LEVEL: another,
-// e.g. info as in production), rate limits off.
+// e.g. info as in production), rate limits and the searches in flight per key off.
 const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'error' }, pino.destination('/dev/null'));
 const runtime: Runtime = {
   config: loadConfig({
@@ -56,6 +56,7 @@ const runtime: Runtime = {
     DATA_DIR: '/tmp/earshot-bench-mcp-calls',
     EARSHOT_RATE_LIMIT_PER_KEY: '0',
     EARSHOT_RATE_LIMIT_PER_IP: '0',
+    EARSHOT_SEARCH_PROJECT_CONCURRENCY: '1000',
   }),
   db,
   store,

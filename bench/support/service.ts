@@ -51,6 +51,8 @@ export function spawnService(options: {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
       EARSHOT_RATE_LIMIT_PER_KEY: '0',
       EARSHOT_RATE_LIMIT_PER_IP: '0',
+      // One bench key drives every connection: its searches in flight are not capped either.
+      EARSHOT_SEARCH_PROJECT_CONCURRENCY: '1000',
       ...options.env,
     },
     stdio: ['ignore', process.env.BENCH_LOGS ? 'inherit' : 'ignore', 'inherit'],
