@@ -370,9 +370,10 @@ export function createEventStoreDbStore(
             await wake.sleep(Math.min(maxRetryDelayMs, 100 * 2 ** failures));
             continue;
           }
-          if (page.events.length > 0) await handle(page.events, page.lastPosition);
+          const more = page.events.length === limit;
+          if (page.events.length > 0) await handle(page.events, page.lastPosition, more);
           position = page.lastPosition;
-          if (page.events.length < limit) await wake.wait(pollIntervalMs);
+          if (!more) await wake.wait(pollIntervalMs);
         }
       } finally {
         live.stop();

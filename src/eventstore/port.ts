@@ -74,11 +74,19 @@ export interface ReadAllPage {
    * reader has safely passed while filtering. Equals `after` when nothing new was readable.
    */
   lastPosition: string;
+  /**
+   * The page stopped at the store's byte budget before `limit` events (docs/event-store.md, "Pages
+   * by size"): more events may be readable at once.
+   */
+  cut?: true;
 }
 
 export interface SubscribeOptions extends ReadAllOptions {
-  /** Called with each batch, in order; the next batch waits for it. A throw stops the subscription. */
-  handle(events: RecordedEvent[], lastPosition: string): Promise<void>;
+  /**
+   * Called with each batch, in order; the next batch waits for it. A throw stops the subscription.
+   * `more`: the batch is full (its limit or its byte budget), so more events may follow at once.
+   */
+  handle(events: RecordedEvent[], lastPosition: string, more: boolean): Promise<void>;
   signal: AbortSignal;
 }
 

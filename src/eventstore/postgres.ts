@@ -25,6 +25,11 @@ export interface PostgresEventStoreOptions {
   /** Events per readAll page when the caller gives no limit, and per subscription batch. Default 1000. */
   pageSize?: number;
   /**
+   * Bytes of events (data and metadata as JSON text) after which a page stops before its limit;
+   * a page always holds at least one event. Default PAGE_BYTES.
+   */
+  pageBytes?: number;
+  /**
    * How long a caught-up subscriber waits for a notification before reading again, in ms.
    * Default 200: an event can become readable without a new append, when an unrelated
    * transaction that held the visibility horizon back ends.
@@ -73,7 +78,12 @@ interface AppendRow {
   global_position: number | null;
 }
 
+/** A page's default byte budget: 32 MiB (docs/event-store.md, "Pages by size"). */
+export const PAGE_BYTES = 32 * 1024 * 1024;
+
 interface EventRow {
+  /** The page's bytes up to and including this event. */
+  through_bytes: number;
   tx: string;
   gp: number;
   stream_id: string;
@@ -95,10 +105,20 @@ const EVENT_COLUMNS = `e.transaction_id::text as tx, e.global_position as gp, e.
 const VISIBLE = 'e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
 const AFTER = '(e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)';
 
-const READ_ALL = `select ${EVENT_COLUMNS} from events e
-  where ${AFTER} and ${VISIBLE}
-  order by e.transaction_id, e.global_position
-  limit $3`;
+// An event's size as appended (0265); one appended before has none and counts its stored size.
+const BYTES = 'coalesce(e.data_bytes, pg_column_size(e.data) + pg_column_size(e.metadata))';
+// The page's bytes through each row, in read order: a row is kept while the rows before it hold
+// less than the budget ($4), so the first always is. Rows past it are counted, never sent.
+const THROUGH_BYTES = 'sum(bytes) over (order by xid, gp rows unbounded preceding)::float8';
+
+const READ_ALL = `select p.* from (
+  select r.*, ${THROUGH_BYTES} as through_bytes from (
+    select e.transaction_id as xid, ${BYTES} as bytes, ${EVENT_COLUMNS} from events e
+     where ${AFTER} and ${VISIBLE}
+     order by e.transaction_id, e.global_position
+     limit $3) r) p
+  where p.through_bytes - p.bytes < $4
+  order by p.xid, p.gp`;
 
 // One ordered index range per type (events_type), merged; head is the last visible event of any
 // type, read in the same snapshot, so a filtered reader can move past events it does not want.
@@ -129,8 +149,8 @@ function perTypeStatement(
 }
 
 const readAllFiltered = perTypeStatement(
-  4,
-  (type) => `(select e.transaction_id as xid, ${EVENT_COLUMNS} from events e
+  5,
+  (type) => `(select e.transaction_id as xid, ${BYTES} as bytes, ${EVENT_COLUMNS} from events e
      where e.type = ${type} and ${AFTER} and ${VISIBLE}
      order by e.transaction_id, e.global_position
      limit $3)`,
@@ -138,9 +158,12 @@ const readAllFiltered = perTypeStatement(
   (select (select e.transaction_id::text || '/' || e.global_position from events e
            where ${VISIBLE} order by e.transaction_id desc, e.global_position desc limit 1) as head) h
   left join lateral (
-    select f.* from (${branches}) f
-    order by f.xid, f.gp
-    limit $3
+    select r.* from (
+      select f.*, ${THROUGH_BYTES} as through_bytes from (
+        select f.* from (${branches}) f
+        order by f.xid, f.gp
+        limit $3) f) r
+    where r.through_bytes - r.bytes < $4
   ) p on true
   order by p.xid, p.gp`,
 );
@@ -312,6 +335,7 @@ export function createPostgresEventStore(
   options: PostgresEventStoreOptions = {},
 ): PostgresEventStore {
   const pageSize = options.pageSize ?? 1000;
+  const pageBytes = options.pageBytes ?? PAGE_BYTES;
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const wakeups = new Wakeup(db, EVENTS_CHANNEL);
   const closing = new AbortController();
@@ -350,6 +374,17 @@ export function createPostgresEventStore(
   }
 
   /**
+   * A page short of its limit whose events reached the byte budget may have stopped there: more
+   * events can follow at once, and a filtered reader must not pass them.
+   */
+  function cutAt(rows: readonly EventRow[], limit: number): { cut: true } | undefined {
+    const last = rows.at(-1);
+    return rows.length < limit && last !== undefined && last.through_bytes >= pageBytes
+      ? { cut: true }
+      : undefined;
+  }
+
+  /**
    * `walk`: a filtered read walks each type's `events_type` range in order, in a transaction of its
    * own (docs/event-store.md, "Reading"); a subscriber caught up polls without it.
    */
@@ -362,14 +397,14 @@ export function createPostgresEventStore(
     }
     const types = readOptions.eventTypes;
     if (!types) {
-      const { rows } = await db.query<EventRow>(READ_ALL, [xid, gp, limit]);
+      const { rows } = await db.query<EventRow>(READ_ALL, [xid, gp, limit, pageBytes]);
       const events = rows.map(toRecorded);
-      return { events, lastPosition: events.at(-1)?.position ?? after };
+      return { events, lastPosition: events.at(-1)?.position ?? after, ...cutAt(rows, limit) };
     }
     if (types.length === 0) return { events: [], lastPosition: after };
     const distinct = [...new Set(types)];
     const sql = readAllFiltered(distinct.length);
-    const params = [xid, gp, limit, ...distinct];
+    const params = [xid, gp, limit, pageBytes, ...distinct];
     // A bitmap scan would read all of a type's later events before sorting; the planner chooses it
     // when it guesses few (a store not analyzed since a bulk append), and a catch-up then costs the
     // square of the backlog (docs/event-store.md, "Reading").
@@ -379,8 +414,10 @@ export function createPostgresEventStore(
           return tx.query<EventRow & { head: string | null }>(sql, params);
         })
       : await db.query<EventRow & { head: string | null }>(sql, params);
-    const events = rows.filter((row) => row.event_id !== null).map(toRecorded);
-    if (events.length === limit) return { events, lastPosition: events.at(-1)!.position };
+    const read = rows.filter((row) => row.event_id !== null);
+    const events = read.map(toRecorded);
+    const cut = cutAt(read, limit);
+    if (events.length === limit || cut) return { events, lastPosition: events.at(-1)!.position, ...cut };
     const head = rows[0]?.head;
     return { events, lastPosition: head && comparePositions(head, after) > 0 ? head : after };
   }
@@ -490,9 +527,9 @@ export function createPostgresEventStore(
             { after: position, limit, ...(eventTypes ? { eventTypes } : {}) },
             behind,
           );
-          if (page.events.length > 0) await handle(page.events, page.lastPosition);
+          behind = page.events.length === limit || page.cut === true;
+          if (page.events.length > 0) await handle(page.events, page.lastPosition, behind);
           position = page.lastPosition;
-          behind = page.events.length === limit;
           if (!behind) await wakeups.wait(seen, pollIntervalMs, [signal, closing.signal]);
         }
       })();

@@ -76,12 +76,12 @@ export async function runSubscription(
       eventTypes: subscriber.eventTypes,
       limit,
       signal,
-      handle: async (events, lastPosition) => {
+      handle: async (events, lastPosition, more) => {
         if (!(await deliverBatch(ctx, checkpoint, lastPosition, events))) throw new CheckpointMoved();
         checkpoint = lastPosition;
         progressed = true;
         // A full batch means a backlog: read on at once. A short one means live events: let more gather.
-        if (subscriber.batchDelayMs && events.length < limit)
+        if (subscriber.batchDelayMs && !more)
           await sleep(subscriber.batchDelayMs, undefined, { signal }).catch(() => undefined);
       },
     });

@@ -40,8 +40,9 @@ describe('the podcast list read model under concurrent writers (postgres)', () =
     ).rows;
 
   /**
-   * `first` writes in a transaction held open while `second` writes in another one; `first` commits
-   * once `second` has committed or waits for it.
+   * `first` writes in a transaction held open while `second` writes in another one, which must wait
+   * for `first`'s locks; `first` commits once `second` waits (seen in pg_locks, not after a fixed
+   * time, which a loaded machine can let pass before `second` gets that far) or has ended.
    */
   const interleave = async (
     first: (tx: Queryable) => Promise<unknown>,
@@ -61,12 +62,28 @@ describe('the podcast list read model under concurrent writers (postgres)', () =
       await held;
     });
     await written;
-    const two = t.db.transaction(second);
-    await Promise.race([two.catch(() => undefined), sleep(500)]);
+    let secondPid: number | undefined;
+    const two = t.db.transaction(async (tx) => {
+      secondPid = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      return second(tx);
+    });
+    let twoEnded = false;
+    void two.then(
+      () => (twoEnded = true),
+      () => (twoEnded = true),
+    );
+    const waiting = async (pid: number) =>
+      (await t.db.query('select 1 from pg_locks where pid = $1 and not granted', [pid])).rows.length > 0;
+    let waited = false;
+    while (!twoEnded && !waited) {
+      waited = secondPid !== undefined && (await waiting(secondPid));
+      if (!waited) await sleep(10);
+    }
     release();
     const [a, b] = await Promise.allSettled([one, two]);
     expect(a.status).toBe('fulfilled');
     expect(b).toMatchObject({ status: 'fulfilled' });
+    expect(waited, 'the second writer waits for the first one').toBe(true);
   };
 
   it('holds a new show whose format profile is written while its row is not yet committed', async () => {

@@ -384,9 +384,9 @@ describe('projection runner across processes (PostgreSQL)', () => {
       subscribe: (options) =>
         store.subscribe({
           ...options,
-          handle: async (events, lastPosition) => {
+          handle: async (events, lastPosition, more) => {
             await gate;
-            return options.handle(events, lastPosition);
+            return options.handle(events, lastPosition, more);
           },
         }),
     };
