@@ -12,3 +12,9 @@ drop index podcast_link_episodes_podcast;
 -- (apple_id) index it replaces served.
 create index podcasts_apple_owner on podcasts (apple_id, popularity desc nulls last, id);
 drop index podcasts_apple_id;
+
+-- A sponsor's company is that of its latest ad naming one (docs/advertising.md, "Read models and
+-- worker"): read as the first row of this index, not by walking back through every ad of the
+-- sponsor until one names a company (a sponsor whose ads name none was read whole, every time).
+create index ads_sponsor_company on ads ((coalesce(sponsor_id, sponsor_name)), published_at)
+  include (sponsor_company_id) where not is_network_promo and sponsor_company_id is not null;
