@@ -43,9 +43,23 @@ function linksOf(event: EpisodeTranscribed): LinkRow[] {
   return [...rows.values()];
 }
 
+/** One link row of a batch's change: +1 when an episode gains it, -1 when an episode loses it. */
+interface LinkChange {
+  podcast_id: string;
+  kind: string;
+  key: string;
+  label: string | null;
+  /** As sent, or as PostgreSQL writes it (text: a Date would drop its microseconds). */
+  published_at: string;
+  n: 1 | -1;
+}
+
 /**
  * Each episode's links (guests, sponsors, topics, categories) and, per show, the same links counted
- * over its episodes. A re-sent episode replaces its rows; the shows it touched are recounted.
+ * over its episodes. A re-sent episode replaces its rows. The shows' rows take the batch's changes
+ * (counts added, the latest time and the greatest label kept) rather than being recounted whole: a
+ * (show, kind, key) is recounted from its episodes only when an episode that left it may have held
+ * its latest time or greatest label (docs/advertising.md, "Read models and worker").
  */
 export const podcastLinksProjection: Projection = {
   name: NAME,
@@ -53,10 +67,10 @@ export const podcastLinksProjection: Projection = {
   async apply(tx: Queryable, events: readonly RecordedEvent[]) {
     const episodes = await advanceEpisodeVersions(tx, NAME, events);
     if (episodes.length === 0) return;
-    const ids = episodes.map((e) => e.episode.id);
-    const { rows: before } = await tx.query<{ podcast_id: string }>(
-      'delete from podcast_link_episodes where episode_id = any($1::text[]) returning podcast_id',
-      [ids],
+    const { rows: removed } = await tx.query<Omit<LinkChange, 'n'>>(
+      `delete from podcast_link_episodes where episode_id = any($1::text[])
+       returning podcast_id, kind, key, label, published_at::text`,
+      [episodes.map((e) => e.episode.id)],
     );
     const rows = episodes.flatMap(linksOf);
     if (rows.length)
@@ -67,15 +81,11 @@ export const podcastLinksProjection: Projection = {
                 label text, published_at timestamptz)`,
         [JSON.stringify(rows)],
       );
-    const podcasts = [...new Set([...before.map((r) => r.podcast_id), ...episodes.map((e) => e.podcast.id)])];
-    await tx.query('delete from podcast_links where podcast_id = any($1::text[])', [podcasts]);
-    await tx.query(
-      `insert into podcast_links (podcast_id, kind, key, label, episode_count, last_at)
-       select podcast_id, kind, key, max(label), count(*)::int, max(published_at)
-         from podcast_link_episodes where podcast_id = any($1::text[])
-        group by podcast_id, kind, key`,
-      [podcasts],
-    );
+    const changes: LinkChange[] = [
+      ...removed.map((r) => ({ ...r, n: -1 as const })),
+      ...rows.map(({ episode_id: _, ...r }) => ({ ...r, n: 1 as const })),
+    ];
+    if (changes.length) await countChanges(tx, changes);
   },
   async reset(tx: Queryable) {
     await tx.query('delete from podcast_links');
@@ -83,3 +93,54 @@ export const podcastLinksProjection: Projection = {
     await resetEpisodeVersions(tx, NAME);
   },
 };
+
+/**
+ * Applies a batch's link changes to podcast_links in two statements whatever the shows' sizes. Each
+ * changed (show, kind, key) has its count moved by its net change and its last_at and label raised
+ * to the greatest added; a row left with no episode goes. A row whose removed links may have held
+ * its last_at or label (a removed value not below the row's, and none added as great) is recounted
+ * from podcast_link_episodes instead. PostgreSQL compares, so labels order as max(label) orders them.
+ */
+async function countChanges(tx: Queryable, changes: readonly LinkChange[]) {
+  const { rows: recount } = await tx.query<{ podcast_id: string; kind: string; key: string }>(
+    `with c as (
+       select podcast_id, kind, key, sum(n)::int as n, bool_or(n < 0) as removes,
+              max(published_at) filter (where n > 0) as added_at, max(label) filter (where n > 0) as added_label,
+              max(published_at) filter (where n < 0) as removed_at, max(label) filter (where n < 0) as removed_label
+         from jsonb_to_recordset($1::jsonb) as r(podcast_id text, kind text, key text, label text,
+              published_at timestamptz, n int)
+        group by podcast_id, kind, key
+     ),
+     k as (
+       select c.podcast_id, c.kind, c.key, c.n, coalesce(c.added_at, l.last_at) as at, c.added_label,
+              coalesce(l.episode_count, 0) + c.n as count,
+              c.removes and not coalesce(l.podcast_id is not null
+                and (c.removed_at < l.last_at or c.added_at >= c.removed_at)
+                and (c.removed_label is null or c.removed_label < l.label or c.added_label >= c.removed_label),
+                false) as recount
+         from c left join podcast_links l using (podcast_id, kind, key)
+     ),
+     gone as (
+       delete from podcast_links l using k
+        where l.podcast_id = k.podcast_id and l.kind = k.kind and l.key = k.key and (k.recount or k.count <= 0)
+     ),
+     kept as (
+       insert into podcast_links as l (podcast_id, kind, key, label, episode_count, last_at)
+       select podcast_id, kind, key, added_label, n, at from k where not recount and count > 0
+       on conflict (podcast_id, kind, key) do update
+          set episode_count = l.episode_count + excluded.episode_count,
+              last_at = greatest(l.last_at, excluded.last_at), label = greatest(l.label, excluded.label)
+     )
+     select podcast_id, kind, key from k where recount`,
+    [JSON.stringify(changes)],
+  );
+  if (recount.length)
+    await tx.query(
+      `insert into podcast_links (podcast_id, kind, key, label, episode_count, last_at)
+       select e.podcast_id, e.kind, e.key, max(e.label), count(*)::int, max(e.published_at)
+         from jsonb_to_recordset($1::jsonb) as t(podcast_id text, kind text, key text)
+         join podcast_link_episodes e on e.podcast_id = t.podcast_id and e.kind = t.kind and e.key = t.key
+        group by e.podcast_id, e.kind, e.key`,
+      [JSON.stringify(recount)],
+    );
+}

@@ -127,38 +127,45 @@ export interface EpisodeLinkRow {
   label: string | null;
 }
 
+/** The episodes' links (of `kinds`, else all), with their labels unless `labelled` is false. */
 export async function linksOfEpisodes(
   db: Queryable,
   episodeIds: readonly string[],
   kinds?: readonly LinkKind[],
+  labelled = true,
 ) {
   if (episodeIds.length === 0) return [];
   const { rows } = await db.query<EpisodeLinkRow>(
-    `select episode_id, podcast_id, kind, key, label from podcast_link_episodes
+    `select episode_id, podcast_id, kind, key, case when $3::boolean then label end as label
+       from podcast_link_episodes
       where episode_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
-    [episodeIds, kinds ?? null],
+    [episodeIds, kinds ?? null, labelled],
   );
   return rows;
 }
 
-/** For each (kind, key), the most recent other episodes holding it, at most `perKey`. */
+/**
+ * The other episodes among the `perKey` most recent holding each (kind, key), once each: read from
+ * the index alone, since an episode holding all of a wide episode's keys would otherwise come back
+ * once a key, with its label.
+ */
 export async function episodesSharing(
   db: Queryable,
   episodeId: string,
   keys: readonly { kind: LinkKind; key: string }[],
   perKey: number,
-): Promise<EpisodeLinkRow[]> {
+): Promise<string[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.query<EpisodeLinkRow>(
-    `select l.episode_id, l.podcast_id, t.kind, t.key, l.label
+  const { rows } = await db.query<{ episode_id: string }>(
+    `select distinct l.episode_id
        from unnest($1::text[], $2::text[]) as t(kind, key)
        cross join lateral (
-         select x.episode_id, x.podcast_id, x.label from podcast_link_episodes x
+         select x.episode_id from podcast_link_episodes x
           where x.kind = t.kind and x.key = t.key and x.episode_id <> $3::text
           order by x.published_at desc, x.episode_id limit $4::int) l`,
     [keys.map((k) => k.kind), keys.map((k) => k.key), episodeId, perKey],
   );
-  return rows;
+  return rows.map((r) => r.episode_id);
 }
 
 /** The shows a guest appeared on, most appearances first. */

@@ -215,28 +215,37 @@ export interface ScoredEpisode {
 export async function relatedEpisodes(db: Queryable, episodeId: string): Promise<ScoredEpisode[]> {
   const own = await linksOfEpisodes(db, [episodeId], ['guest', 'sponsor', 'topic']);
   const keys = own.map((l) => ({ kind: l.kind, key: l.key }));
-  const sharing = await episodesSharing(db, episodeId, keys, 100);
-  const candidates = [...new Set(sharing.map((s) => s.episode_id))];
-  const theirs = await linksOfEpisodes(db, candidates, ['guest', 'sponsor', 'topic']);
-  const podcastOf = new Map(theirs.map((l) => [l.episode_id, l.podcast_id]));
+  const candidates = await episodesSharing(db, episodeId, keys, 100);
+  // Their labels are never shown: only the episode's own name its shared topics.
+  const theirs = await linksOfEpisodes(db, candidates, ['guest', 'sponsor', 'topic'], false);
   const myPodcast = own[0]?.podcast_id;
-  const publishers = await publishersOf(db, [
-    ...new Set([...(myPodcast ? [myPodcast] : []), ...podcastOf.values()]),
-  ]);
-  const myPublisher = myPodcast ? (publishers.get(myPodcast)?.publisher_id ?? null) : null;
   const set = (rows: typeof own, kind: LinkKind) =>
     new Set(rows.filter((r) => r.kind === kind).map((r) => r.key));
   const mine = { guests: set(own, 'guest'), sponsors: set(own, 'sponsor'), topics: set(own, 'topic') };
   const labels = new Map(own.map((l) => [l.key, l.label]));
-  const grouped = new Map<string, typeof theirs>();
-  for (const l of theirs) grouped.set(l.episode_id, [...(grouped.get(l.episode_id) ?? []), l]);
+  const linked = new Map<string, { podcastId: string } & Record<LinkKind, Set<string>>>();
+  for (const l of theirs) {
+    const of = linked.get(l.episode_id) ?? {
+      podcastId: l.podcast_id,
+      guest: new Set<string>(),
+      sponsor: new Set<string>(),
+      topic: new Set<string>(),
+      category: new Set<string>(),
+    };
+    of[l.kind].add(l.key);
+    linked.set(l.episode_id, of);
+  }
+  const publishers = await publishersOf(db, [
+    ...new Set([...(myPodcast ? [myPodcast] : []), ...[...linked.values()].map((l) => l.podcastId)]),
+  ]);
+  const myPublisher = myPodcast ? (publishers.get(myPodcast)?.publisher_id ?? null) : null;
   return candidates
     .map((id) => {
-      const rows = grouped.get(id) ?? [];
-      const podcastId = podcastOf.get(id) ?? '';
-      const guests = intersect(set(rows, 'guest'), mine.guests);
-      const sponsors = intersect(set(rows, 'sponsor'), mine.sponsors);
-      const topics = set(rows, 'topic');
+      const of = linked.get(id);
+      const podcastId = of?.podcastId ?? '';
+      const guests = intersect(of?.guest ?? [], mine.guests);
+      const sponsors = intersect(of?.sponsor ?? [], mine.sponsors);
+      const topics = of?.topic ?? new Set<string>();
       const overlap = jaccard(mine.topics, topics);
       const samePodcast = podcastId === myPodcast;
       const samePublisher = myPublisher !== null && publishers.get(podcastId)?.publisher_id === myPublisher;
