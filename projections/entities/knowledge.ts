@@ -43,18 +43,16 @@ export interface PeopleFilter {
   offset: number;
 }
 
-/** People, best q match first (by name without q); a role's company matches any of companyNames. */
+/**
+ * People, best q match first (by name without q); a role's company matches any of companyNames:
+ * person_companies (migration 0264) lists a person's companies, and its index finds them.
+ */
 export async function listPeople(db: Queryable, filter: PeopleFilter): Promise<KnowledgeRow[]> {
   const { rows } = await db.query<KnowledgeRow & { rank: number }>(
     `select ${COLUMNS}, ${Q_RANK} as rank
        from entities e
       where e.entity_type = 'PERSON' and ${Q_MATCHES}
-        and ($3::text[] is null or exists (
-              select 1 from (
-                select e.person->>'company' as company
-                union all select e.person->'current_role'->>'company'
-                union all select r->>'company' from jsonb_array_elements(coalesce(e.person->'roles', '[]')) r
-              ) held where lower(held.company) = any($3::text[])))
+        and ($3::text[] is null or person_companies(e.person) && $3::text[])
       order by ${Q_ORDER}
       limit $4::int offset $5::int`,
     [filter.q, escapeLike(filter.q), filter.companyNames, filter.limit, filter.offset],

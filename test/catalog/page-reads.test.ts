@@ -4,8 +4,8 @@ import { type ClipRow, listClips } from '../../projections/clips/queries.ts';
 import { podcastIdsByDirectory } from '../../projections/podcasts/queries.ts';
 import { listSegments } from '../../projections/segments/queries.ts';
 import { INT4_MAX } from '../../src/catalog/params.ts';
-import type { Queryable } from '../../src/db/db.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
+import { rowsRead } from '../support/rows-read.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
 
 // What a page reads (docs/catalog.md): a page after a cursor starts at its cursor, and a valid filter
@@ -26,39 +26,6 @@ const SEGMENT_TYPES = [
 ];
 // DEBATE_DISAGREEMENT is left out: a type no clip has.
 const CLIP_TYPES = ['SPICY', 'CONTROVERSIAL', 'EMOTIONAL', 'FUNNY', 'SHOCKING', 'INSIGHTFUL', 'INFORMATIVE'];
-
-/**
- * The rows `run`'s statements read from `table` (EXPLAIN's rows are per loop, rounded), the kinds of
- * its scans of it and their index conditions, and what `run` answered.
- */
-async function rowsRead<T>(db: Queryable, table: string, run: (db: Queryable) => Promise<T>) {
-  let read = 0;
-  const scans: string[] = [];
-  const conditions: string[] = [];
-  const explaining: Queryable = {
-    async query(text: string, params?: readonly unknown[]) {
-      const { rows } = await db.query<{ 'QUERY PLAN': unknown }>(
-        `explain (analyze, format json) ${text}`,
-        params,
-      );
-      const visit = (node: Record<string, unknown>) => {
-        if (node['Relation Name'] === table) {
-          scans.push(node['Node Type'] as string);
-          conditions.push(String(node['Index Cond'] ?? node['Recheck Cond'] ?? ''));
-          const loops = node['Actual Loops'] as number;
-          read +=
-            ((node['Actual Rows'] as number) + ((node['Rows Removed by Filter'] as number) ?? 0)) * loops;
-        }
-        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) visit(child);
-      };
-      const plan = rows[0]!['QUERY PLAN'];
-      visit((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
-      return db.query(text, params);
-    },
-  } as Queryable;
-  const answer = await run(explaining);
-  return { read, scans, conditions, answer };
-}
 
 function episodeWithParts(e: number): EpisodeTranscribed {
   const id = `ep-${e}`;
