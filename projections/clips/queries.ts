@@ -41,6 +41,13 @@ export interface ClipPosition {
   i: string;
 }
 
+/**
+ * SQL: a clip's speaker's entity, person and speaker ids, as the index clips_speaker_ids holds them
+ * (migration 0264): a speaker filter reads that speaker's clips, not every clip (docs/catalog.md,
+ * "What a page reads").
+ */
+const SPEAKER_IDS = `array[speaker->>'entity_id', speaker->>'person_id', speaker->>'id']`;
+
 const COLUMNS = `id, episode_id, podcast_id, published_at, title, type, start_seconds, end_seconds,
   engagement_score, description, intro_statement, audio_url, segment_id, speaker`;
 
@@ -54,24 +61,24 @@ export async function listClips(
   const where: string[] = [];
   if (f.episodeId !== undefined) where.push(`episode_id = ${params.p(f.episodeId, 'text')}`);
   if (f.podcastId !== undefined) where.push(`podcast_id = ${params.p(f.podcastId, 'text')}`);
-  if (f.speakerIds !== undefined) {
-    const ids = params.p(f.speakerIds, 'text[]');
-    where.push(`(speaker->>'entity_id' = any(${ids}) or speaker->>'person_id' = any(${ids})
-                 or speaker->>'id' = any(${ids}))`);
-  }
+  if (f.speakerIds !== undefined) where.push(`${SPEAKER_IDS} && ${params.p(f.speakerIds, 'text[]')}`);
   if (f.type !== undefined) where.push(`type = ${params.p(f.type, 'text')}`);
   if (f.minEngagement !== undefined) where.push(`engagement_score >= ${params.p(f.minEngagement, 'int')}`);
+  const n = params.p(limit, 'int');
+  const page = (conditions: string[]) =>
+    `select ${COLUMNS} from clips ${conditions.length ? `where ${conditions.join(' and ')}` : ''}
+      order by engagement_score desc, id limit ${n}`;
+  let text = page(where);
   if (after) {
+    // The clips after the position are those of its score after its id, then those of lower
+    // scores: two ranges an index (score desc, id) starts at, where one condition with `or` was
+    // read from the list's first clip on (docs/catalog.md, "What a page reads").
     const s = params.p(after.s, 'int');
-    where.push(
-      `(engagement_score < ${s} or (engagement_score = ${s} and id > ${params.p(after.i, 'text')}))`,
-    );
+    const rest = [`engagement_score = ${s} and id > ${params.p(after.i, 'text')}`, `engagement_score < ${s}`];
+    text = `select * from (${rest.map((c) => `(${page([...where, c])})`).join(' union all ')}) c
+      order by engagement_score desc, id limit ${n}`;
   }
-  const { rows } = await db.query<ClipRow>(
-    `select ${COLUMNS} from clips ${where.length ? `where ${where.join(' and ')}` : ''}
-      order by engagement_score desc, id limit ${params.p(limit, 'int')}`,
-    params.values,
-  );
+  const { rows } = await db.query<ClipRow>(text, params.values);
   return rows;
 }
 

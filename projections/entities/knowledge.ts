@@ -34,35 +34,54 @@ const withQuality = (q: string | null) => (row: KnowledgeRow & { rank: number })
   return q === null ? rest : { ...rest, match_quality: QUALITY[rank]! };
 };
 
-export interface PeopleFilter {
+/**
+ * Where a page starts: after `offset` rows, or (a list without q, in name order) after the row of
+ * `after`, read from there through the index entities_type_name (docs/knowledge-graph.md, "Deep pages").
+ */
+export interface ListPosition {
+  offset: number;
+  after?: { name: string; id: string };
+}
+
+/** SQL: rows after the position's name and id ($a, $b), when it has them. */
+const AFTER = (a: number, b: number) =>
+  `($${a}::text is null or (e.name, e.id) > ($${a}::text, $${b}::text))`;
+
+export interface PeopleFilter extends ListPosition {
   /** Folded q, or null. */
   q: string | null;
   /** The company people must hold (or have held) a role at: the names it goes by, lower case. */
   companyNames: string[] | null;
   limit: number;
-  offset: number;
 }
 
-/** People, best q match first (by name without q); a role's company matches any of companyNames. */
+/**
+ * People, best q match first (by name without q); a role's company matches any of companyNames:
+ * person_companies (migration 0264) lists a person's companies, and its index finds them.
+ */
 export async function listPeople(db: Queryable, filter: PeopleFilter): Promise<KnowledgeRow[]> {
   const { rows } = await db.query<KnowledgeRow & { rank: number }>(
     `select ${COLUMNS}, ${Q_RANK} as rank
        from entities e
       where e.entity_type = 'PERSON' and ${Q_MATCHES}
-        and ($3::text[] is null or exists (
-              select 1 from (
-                select e.person->>'company' as company
-                union all select e.person->'current_role'->>'company'
-                union all select r->>'company' from jsonb_array_elements(coalesce(e.person->'roles', '[]')) r
-              ) held where lower(held.company) = any($3::text[])))
+        and ($3::text[] is null or person_companies(e.person) && $3::text[])
+        and ${AFTER(6, 7)}
       order by ${Q_ORDER}
       limit $4::int offset $5::int`,
-    [filter.q, escapeLike(filter.q), filter.companyNames, filter.limit, filter.offset],
+    [
+      filter.q,
+      escapeLike(filter.q),
+      filter.companyNames,
+      filter.limit,
+      filter.offset,
+      filter.after?.name ?? null,
+      filter.after?.id ?? null,
+    ],
   );
   return rows.map(withQuality(filter.q));
 }
 
-export interface CompanyFilter {
+export interface CompanyFilter extends ListPosition {
   q: string | null;
   tickers: string[] | null;
   domains: string[] | null;
@@ -70,7 +89,6 @@ export interface CompanyFilter {
   qids: string[] | null;
   entityIds: string[] | null;
   limit: number;
-  offset: number;
 }
 
 /** Companies matching every filter given (any value of each list), best q match first, else by name. */
@@ -84,6 +102,7 @@ export async function listCompanies(db: Queryable, filter: CompanyFilter): Promi
         and ($5::text[] is null or ltrim(e.company->>'cik', '0') = any($5::text[]))
         and ($6::text[] is null or e.company->>'qid' = any($6::text[]))
         and ($7::text[] is null or e.id = any($7::text[]) or e.slug = any($7::text[]))
+        and ${AFTER(10, 11)}
       order by ${Q_ORDER}
       limit $8::int offset $9::int`,
     [
@@ -96,6 +115,8 @@ export async function listCompanies(db: Queryable, filter: CompanyFilter): Promi
       filter.entityIds,
       filter.limit,
       filter.offset,
+      filter.after?.name ?? null,
+      filter.after?.id ?? null,
     ],
   );
   return rows.map(withQuality(filter.q));

@@ -345,6 +345,26 @@ export async function podcastIdsByApple(
   return new Map(rows.map((row) => [row.apple_id, row.id]));
 }
 
+/**
+ * The most popular show holding each identifier under `platform`. Each identifier is one look-up of
+ * the index podcasts_directory_ids (migration 0264; directory ids are strings, so containment is
+ * equality), not a read of every show (docs/catalog.md, "What a page reads").
+ */
+export async function podcastIdsByDirectory(
+  db: Queryable,
+  platform: string,
+  identifiers: readonly string[],
+): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; identifier: string }>(
+    `select distinct on (i.identifier) p.id, i.identifier
+       from unnest($2::text[]) i(identifier)
+       join podcasts p on p.directory_ids @> jsonb_build_object($1::text, i.identifier)
+      order by i.identifier, p.popularity desc nulls last, p.id`,
+    [platform, identifiers],
+  );
+  return new Map(rows.map((row) => [row.identifier, row.id]));
+}
+
 export interface TopicRow {
   podcast_id: string;
   id: string;

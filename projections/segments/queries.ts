@@ -59,6 +59,10 @@ export async function listSegments(
   if (after) {
     const p = params.p(after.p, 'timestamptz');
     const e = params.p(after.e, 'text');
+    // published_at <= p holds for every row after the position; alone of these conditions it bounds
+    // an index scan, so a page starts at its cursor, not at the list's first row (docs/catalog.md,
+    // "What a page reads").
+    where.push(`published_at <= ${p}`);
     where.push(`((published_at, episode_id) < (${p}, ${e})
                  or ((published_at, episode_id) = (${p}, ${e})
                      and (number, id) > (${params.p(after.n, 'int')}, ${params.p(after.i, 'text')})))`);

@@ -5,6 +5,7 @@ import {
   type PodcastFilters,
   type PodcastItemRow,
   podcastIdsByApple,
+  podcastIdsByDirectory,
   podcastItemRows,
   resolvePodcastId,
 } from '../../projections/podcasts/queries.ts';
@@ -402,14 +403,4 @@ export async function podcastIdOr404(db: Queryable, ref: string): Promise<string
   const id = await resolvePodcastId(db, ref);
   if (!id) throw new NotFoundError('podcast_not_found', `No podcast ${ref}.`);
   return id;
-}
-
-async function podcastIdsByDirectory(db: Queryable, platform: string, identifiers: string[]) {
-  const { rows } = await db.query<{ id: string; identifier: string }>(
-    `select distinct on (directory_ids->>$1::text) id, directory_ids->>$1::text as identifier
-       from podcasts where directory_ids->>$1::text = any($2::text[])
-      order by directory_ids->>$1::text, popularity desc nulls last, id`,
-    [platform, identifiers],
-  );
-  return new Map(rows.map((row) => [row.identifier, row.id]));
 }

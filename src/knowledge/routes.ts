@@ -3,6 +3,7 @@ import {
   findCompany,
   findPerson,
   type KnowledgeRow,
+  type ListPosition,
   listCompanies,
   listPeople,
 } from '../../projections/entities/knowledge.ts';
@@ -173,24 +174,45 @@ const withQ = (request: { query: { q?: string } }) => request.query.q !== undefi
 /** People and companies; a list with `q` runs in one of its caller's search slots (src/composition.ts). */
 export const knowledgeRoutes = (inSlot: SearchSlots = searchesInFlight()) =>
   async function routes(app: FastifyInstance) {
-    /** Offset cursors bound to the filters they were issued for, as entity search's. */
-    const offsetOf = (cursor: string | undefined, filters: unknown) => {
-      if (cursor === undefined) return 0;
-      const position = app.cursors.decode<{ f: unknown; o: number }>(cursor);
+    /**
+     * Cursors bound to the filters they were issued for, as entity search's. A list without `q` is
+     * in name order, so its cursor also holds the last row's name and id (`k`), and the next page
+     * starts there instead of skipping `o` rows (docs/knowledge-graph.md, "Deep pages").
+     */
+    const positionOf = (cursor: string | undefined, filters: { q: string | null }) => {
+      if (cursor === undefined) return { page: { offset: 0 }, skipped: 0 };
+      const position = app.cursors.decode<{ f: unknown; o: number; k?: [string, string] }>(cursor);
       if (JSON.stringify(position.f) !== JSON.stringify(filters))
         throw new BadRequestError('invalid_cursor', 'The cursor belongs to another request.', [
           { location: 'query.cursor', message: 'issued for different parameters', value: cursor },
         ]);
-      return position.o;
+      const page: ListPosition =
+        filters.q === null && position.k
+          ? { offset: 0, after: { name: position.k[0], id: position.k[1] } }
+          : { offset: position.o };
+      // o stays the rows before the page, for a process that reads offsets only (a rolling deploy)
+      return { page, skipped: position.o };
     };
-    const pageFrom = <T>(rows: T[], limit: number, offset: number, filters: unknown) =>
-      rows.length > limit
-        ? {
-            data: rows.slice(0, limit),
-            has_more: true,
-            cursor: app.cursors.encode({ f: filters, o: offset + limit }),
-          }
-        : { data: rows, has_more: false };
+    const pageFrom = <T>(
+      rows: KnowledgeRow[],
+      toItem: (row: KnowledgeRow) => T,
+      limit: number,
+      skipped: number,
+      filters: { q: string | null },
+    ) => {
+      if (rows.length <= limit) return { data: rows.map(toItem), has_more: false };
+      const shown = rows.slice(0, limit);
+      const last = shown.at(-1)!;
+      return {
+        data: shown.map(toItem),
+        has_more: true,
+        cursor: app.cursors.encode({
+          f: filters,
+          o: skipped + limit,
+          ...(filters.q === null ? { k: [last.name, last.id] } : {}),
+        }),
+      };
+    };
 
     app.get<{ Querystring: PeopleQuery }>(
       '/v1/people',
@@ -216,9 +238,9 @@ export const knowledgeRoutes = (inSlot: SearchSlots = searchesInFlight()) =>
           companyNames = namesOf(company);
         }
         const filters = { q: folded, c: companyNames };
-        const offset = offsetOf(cursor, filters);
-        const rows = await listPeople(app.db, { q: folded, companyNames, limit: limit + 1, offset });
-        return pageFrom(rows.map(toPerson), limit, offset, filters);
+        const { page, skipped } = positionOf(cursor, filters);
+        const rows = await listPeople(app.db, { q: folded, companyNames, limit: limit + 1, ...page });
+        return pageFrom(rows, toPerson, limit, skipped, filters);
       }, withQ),
     );
 
@@ -271,9 +293,9 @@ export const knowledgeRoutes = (inSlot: SearchSlots = searchesInFlight()) =>
           qids: commaList('qid', request.query.qid),
           entityIds: commaList('entity_id', request.query.entity_id),
         };
-        const offset = offsetOf(cursor, filters);
-        const rows = await listCompanies(app.db, { ...filters, limit: limit + 1, offset });
-        return pageFrom(rows.map(toCompany), limit, offset, filters);
+        const { page, skipped } = positionOf(cursor, filters);
+        const rows = await listCompanies(app.db, { ...filters, limit: limit + 1, ...page });
+        return pageFrom(rows, toCompany, limit, skipped, filters);
       }, withQ),
     );
 
