@@ -5,6 +5,7 @@ import {
   landingUrl,
   type NoticeMatch,
   plural,
+  truncate,
 } from '../email/notice.ts';
 
 /** Slack's Block Kit limits (https://docs.slack.dev/reference/block-kit/blocks). */
@@ -44,12 +45,6 @@ export interface ChatMessage {
   blocks: ChatBlock[];
 }
 
-/** At most `max` UTF-16 units (stricter than Slack's character count), never splitting a pair. */
-const truncate = (text: string, max: number) => {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
-};
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** Slack mrkdwn control characters (https://docs.slack.dev/messaging/formatting-message-text). */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
