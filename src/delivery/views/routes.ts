@@ -193,7 +193,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const matches = await deliveryMatches(
           app.db,
           shown.map((row) => row.id),
-          { limit: MATCHES_LIMIT + 1 },
+          { limit: MATCHES_LIMIT + 1, windows: 'none' },
         );
         const data = shown.map((row) => {
           const own = matches.filter((m) => m.deliveryId === row.id);
@@ -255,6 +255,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const afterOrdinal = matchesAfter(row.id, cursor);
         const fetched = await deliveryMatches(app.db, [row.id], {
           limit: limit + 1,
+          windows: member && view === 'detailed' ? 'all' : 'none',
           ...(afterOrdinal !== undefined && { afterOrdinal }),
         });
         const visible = fetched.slice(0, limit);
@@ -361,6 +362,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const afterOrdinal = matchesAfter(row.id, request.query.matches_cursor);
         const fetched = await deliveryMatches(app.db, [row.id], {
           limit: MATCHES_LIMIT + 1,
+          windows: 'mentions',
           ...(afterOrdinal !== undefined && { afterOrdinal }),
         });
         const visible = fetched.slice(0, MATCHES_LIMIT);
