@@ -207,7 +207,9 @@ async function makeDigest(
       deliveryStream(id),
       toNewEvents(decide({ type: 'CreateDelivery', data: created }, initialDeliveryState())),
     );
-    await enqueueDeliveries(deps.db, [{ deliveryId: id, dueAt: deps.now() }]);
+    await enqueueDeliveries(deps.db, [
+      { deliveryId: id, dueAt: deps.now(), organizationId: alert.organizationId },
+    ]);
     deliveryId = id;
   }
   await deps.db.query(
