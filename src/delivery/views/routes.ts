@@ -15,7 +15,7 @@ import { assertOwned, isMember } from '../../http/auth.ts';
 import { pageOf, pageQuery } from '../../http/pagination.ts';
 import { problemResponses } from '../../http/problem.ts';
 import { idParams, str } from '../../http/route-schemas.ts';
-import { buildWebhookBody } from '../../webhooks/payload.ts';
+import { buildWebhookBody, WebhookBodyTooLargeError } from '../../webhooks/payload.ts';
 import type { TestWebhookResult } from '../../webhooks/test-webhook.ts';
 import { deliveryStream, toDeliveryEvent } from '../delivery.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
@@ -310,7 +310,13 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const first = events[0] && toDeliveryEvent(events[0]);
         const created = first?.type === 'DeliveryCreated' ? first.data : undefined;
         if (!created) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
-        const body = await buildWebhookBody(deps.store, created);
+        const body = await buildWebhookBody(deps.store, created).catch((error: unknown) => {
+          if (!(error instanceof WebhookBodyTooLargeError)) throw error;
+          throw new NotFoundError(
+            'webhook_payload_not_sent',
+            `Nothing was POSTed for this delivery: ${error.message}.`,
+          );
+        });
         return reply.type('application/json').send(Buffer.from(body, 'utf8'));
       },
     );
