@@ -229,4 +229,23 @@ describe('digests', () => {
     );
     expect(f.receiver.requests.length).toBe(posted);
   });
+
+  it("selects the matches that pass the alert's filters as they are when the window closes", async () => {
+    f.clock.set('2026-12-27T10:00:00Z');
+    const alert = await f.createAlert({
+      title: 'Filtered digest',
+      delivery_cadence: 'DAILY',
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+    });
+    await f.match(alert.id, { language: 'en-US' });
+    const german = await f.match(alert.id, { language: 'de' });
+    const incidental = await f.match(alert.id, { language: 'de-AT', relevance: 'incidental' });
+    await f.fanOut();
+    await f.updateAlert(alert.id, { filters: { languages: ['de'] } });
+    f.clock.set('2026-12-28T00:00:31Z');
+    await schedule();
+    await f.project();
+    const [row] = await digests(f, alert.id);
+    expect((await digestMatchIds(f, row!.id)).sort()).toEqual([german.matchId, incidental.matchId].sort());
+  });
 });
