@@ -112,7 +112,8 @@ export interface DeliveredMatch {
  */
 export type WindowsRead = 'all' | 'mentions' | 'none';
 
-const MATCH_DATA: Record<WindowsRead, string> = {
+/** The SQL expression of a match copy's data (table alias `c`) read with `windows`. */
+export const MATCH_DATA: Record<WindowsRead, string> = {
   all: 'c.data',
   mentions: `jsonb_set(c.data - 'windows', '{windows}', jsonb_build_array(jsonb_build_object(
       'lines', jsonb_path_query_array(c.data, '$.windows[*].lines[*] ? (@.is_mention == true)'))))`,

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 import type { Db } from '../../../src/db/db.ts';
 import { deliveryStream } from '../../../src/delivery/delivery.ts';
+import { loadMatches } from '../../../src/delivery/matched.ts';
 import {
   type DelivererDeps,
   type DelivererOptions,
@@ -301,6 +302,24 @@ describe('realtime deliveries', () => {
       status: 'SKIPPED',
       error_message: "the match no longer passes the alert's filters",
     });
+  });
+
+  it('reads whole matches for webhook bodies and only the mention lines for email and chat', async () => {
+    const alert = await f.createAlert();
+    const match = await f.match(alert.id);
+    await f.deliverAll();
+    const loaded = await loadMatches(f.delivererDeps, { whole: [], mentions: [match.matchId] });
+    const mentions = match.windows.flatMap((w) => w.lines.filter((line) => line.is_mention));
+    expect(loaded.get(match.matchId)).toEqual({ ...match, windows: [{ lines: mentions }] });
+    const both = await loadMatches(f.delivererDeps, { whole: [match.matchId], mentions: [match.matchId] });
+    expect(both.get(match.matchId)).toEqual(match);
+    // The email quoted the mention lines; the webhook body carried the whole windows.
+    const body = JSON.parse(f.receiver.requests.at(-1)!.body.toString());
+    expect(body.matches[0].windows[0].lines.map((l: { text: string }) => l.text)).toContain(
+      'Thanks for having me.',
+    );
+    const mail = f.smtp.messages.at(-1)!.raw;
+    expect(parseMail(mail).parts.get('text/plain')).toContain('Our guest today is Jensen Huang.');
   });
 });
 
