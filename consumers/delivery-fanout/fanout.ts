@@ -165,7 +165,11 @@ async function applyFanout(tx: Queryable, { now, copies, summaries, creations }:
   }
   await enqueueDeliveries(
     tx,
-    creations.map(({ created }) => ({ deliveryId: created.deliveryId, dueAt: now })),
+    creations.map(({ created }) => ({
+      deliveryId: created.deliveryId,
+      dueAt: now,
+      organizationId: created.alert.organization_id,
+    })),
   );
   if (creations.length > 0) await notify(tx, QUEUE_CHANNEL);
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type Alert, loadAlert } from '../../src/alerts/alert.ts';
-import { passesFilters } from '../../src/alerts/filters.ts';
+import { type MatchFacts, passesFilters } from '../../src/alerts/filters.ts';
 import type { Db } from '../../src/db/db.ts';
 import { whileLocked } from '../../src/db/leader.ts';
 import { notify } from '../../src/db/wakeup.ts';
@@ -17,7 +17,6 @@ import {
   toDeliveryEvent,
 } from '../../src/delivery/delivery.ts';
 import type { DeliveryIds } from '../../src/delivery/ids.ts';
-import type { MatchedData } from '../../src/delivery/matched.ts';
 import { enqueueDeliveries, QUEUE_CHANNEL, withdrawDelivery } from '../../src/delivery/queue/queue.ts';
 import { ConflictError, WrongExpectedRevisionError } from '../../src/errors.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
@@ -43,7 +42,8 @@ export interface DigestDeps {
 interface CandidateRow {
   match_id: string;
   detected_at: Date;
-  data: MatchedData;
+  /** What the filters read: the match's windows, nearly all of its size, are left in the table. */
+  facts: MatchFacts;
   summary: string | null;
 }
 
@@ -123,7 +123,7 @@ async function closeWindow(deps: DigestDeps, window: DigestWindow): Promise<bool
     const { state } = await loadAlert(deps.store, alertId);
     if (state.status === 'initial') continue;
     const candidates = await deps.db.query<CandidateRow>(
-      `select match_id, detected_at, data, summary from delivery_match_copies
+      `select match_id, detected_at, data - 'windows' as facts, summary from delivery_match_copies
         where digest_cadence = $1 and alert_id = $2 and detected_at >= $3 and detected_at < $4
         order by detected_at, match_id`,
       [window.cadence, alertId, before.start.toISOString(), window.end.toISOString()],
@@ -182,7 +182,7 @@ async function makeDigest(
   const inWindow = (at: Date, w: DigestWindow) => at >= w.start && at < w.end;
   const chosen = candidates.filter(
     (c) =>
-      passesFilters(c.data, alert) &&
+      passesFilters(c.facts, alert) &&
       (inWindow(c.detected_at, window) || (reselected.has(c.match_id) && inWindow(c.detected_at, before))),
   );
   let deliveryId: string | null = null;
@@ -207,7 +207,9 @@ async function makeDigest(
       deliveryStream(id),
       toNewEvents(decide({ type: 'CreateDelivery', data: created }, initialDeliveryState())),
     );
-    await enqueueDeliveries(deps.db, [{ deliveryId: id, dueAt: deps.now() }]);
+    await enqueueDeliveries(deps.db, [
+      { deliveryId: id, dueAt: deps.now(), organizationId: alert.organizationId },
+    ]);
     deliveryId = id;
   }
   await deps.db.query(

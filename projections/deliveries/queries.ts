@@ -105,11 +105,26 @@ export interface DeliveredMatch {
   summary: string | null;
 }
 
+/**
+ * How much of a match's windows a read needs: `all`; `mentions`, its mention lines only (as one
+ * window of them); or `none`. Windows are nearly all of a match's size (up to 500,000 characters
+ * of lines, docs/matching.md), so a view without them must not read them (docs/delivery.md).
+ */
+export type WindowsRead = 'all' | 'mentions' | 'none';
+
+/** The SQL expression of a match copy's data (table alias `c`) read with `windows`. */
+export const MATCH_DATA: Record<WindowsRead, string> = {
+  all: 'c.data',
+  mentions: `jsonb_set(c.data - 'windows', '{windows}', jsonb_build_array(jsonb_build_object(
+      'lines', jsonb_path_query_array(c.data, '$.windows[*].lines[*] ? (@.is_mention == true)'))))`,
+  none: `c.data - 'windows'`,
+};
+
 /** Matches of deliveries in order, `limit` per delivery after `afterOrdinal` (copies not yet written are left out). */
 export async function deliveryMatches(
   db: Queryable,
   deliveryIds: readonly string[],
-  options: { limit: number; afterOrdinal?: number },
+  options: { limit: number; afterOrdinal?: number; windows: WindowsRead },
 ): Promise<DeliveredMatch[]> {
   if (deliveryIds.length === 0) return [];
   const { rows } = await db.query<{
@@ -119,7 +134,7 @@ export async function deliveryMatches(
     data: MatchedData;
     summary: string | null;
   }>(
-    `select m.delivery_id, m.ordinal, m.match_id, c.data, c.summary
+    `select m.delivery_id, m.ordinal, m.match_id, ${MATCH_DATA[options.windows]} as data, c.summary
        from unnest($1::text[]) as d(id)
        cross join lateral (
          select dm.delivery_id, dm.ordinal, dm.match_id from delivery_matches dm

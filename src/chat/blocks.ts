@@ -5,6 +5,7 @@ import {
   landingUrl,
   type NoticeMatch,
   plural,
+  truncate,
 } from '../email/notice.ts';
 
 /** Slack's Block Kit limits (https://docs.slack.dev/reference/block-kit/blocks). */
@@ -19,6 +20,12 @@ export const SLACK_LIMITS = {
 
 /** Matches rendered as their own section; the rest are a count and the landing link. */
 export const CHAT_MATCH_LIMIT = 20;
+/**
+ * Characters of text (every `text` and `alt_text`) in one message's blocks. Slack refuses blocks
+ * whose text adds up past about 12,000 characters with `msg_blocks_too_long`, a limit it does not
+ * document (docs/channels.md, Chat); sections past this budget are left to the landing link.
+ */
+export const CHAT_BLOCKS_TEXT_BUDGET = 8000;
 /** Transcript lines quoted per match (fewer when the section would exceed its limit). */
 export const CHAT_LINE_LIMIT = 5;
 const LINE_CHARS = 800;
@@ -44,12 +51,6 @@ export interface ChatMessage {
   blocks: ChatBlock[];
 }
 
-/** At most `max` UTF-16 units (stricter than Slack's character count), never splitting a pair. */
-const truncate = (text: string, max: number) => {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
-};
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** Slack mrkdwn control characters (https://docs.slack.dev/messaging/formatting-message-text). */
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
@@ -117,8 +118,6 @@ export function matchSectionText(match: NoticeMatch): string {
 export function buildChatMessage(notice: AlertNotice, publicBaseUrl: string): ChatMessage {
   const landing = landingUrl(publicBaseUrl, notice.deliveryId);
   const title = oneLine(notice.alert.title);
-  const shown = notice.matches.slice(0, CHAT_MATCH_LIMIT);
-  const hidden = Math.max(0, notice.matchCount - shown.length);
   const first = notice.matches[0];
 
   const summary =
@@ -135,17 +134,23 @@ export function buildChatMessage(notice: AlertNotice, publicBaseUrl: string): Ch
     },
     { type: 'context', elements: [{ type: 'mrkdwn', text: summary }] },
   ];
-  for (const match of shown) {
-    const section: ChatBlock = { type: 'section', text: { type: 'mrkdwn', text: matchSectionText(match) } };
-    if (isWebUrl(match.artworkUrl)) {
-      section.accessory = {
-        type: 'image',
-        image_url: match.artworkUrl,
-        alt_text: truncate(oneLine(match.podcastTitle), SLACK_LIMITS.altText) || 'artwork',
-      };
-    }
-    blocks.push(section);
+  // What the header, context, the "…and N more" section and the button take of the budget.
+  let budget = CHAT_BLOCKS_TEXT_BUDGET - title.length - summary.length - landing.length - 100;
+  let shown = 0;
+  for (const match of notice.matches.slice(0, CHAT_MATCH_LIMIT)) {
+    const section = { type: 'section', text: { type: 'mrkdwn', text: matchSectionText(match) } } as const;
+    const alt = truncate(oneLine(match.podcastTitle), SLACK_LIMITS.altText) || 'artwork';
+    const accessory = isWebUrl(match.artworkUrl)
+      ? { type: 'image' as const, image_url: match.artworkUrl, alt_text: alt }
+      : undefined;
+    const cost = section.text.text.length + (accessory ? alt.length : 0);
+    // The first match is always shown: one section is within Slack's limits on its own.
+    if (shown > 0 && cost > budget) break;
+    blocks.push(accessory ? { ...section, accessory } : section);
+    budget -= cost;
+    shown += 1;
   }
+  const hidden = Math.max(0, notice.matchCount - shown);
   if (hidden > 0) {
     blocks.push({
       type: 'section',

@@ -42,6 +42,7 @@ export const PERMANENT_CHAT_ERRORS = new Set([
   'restricted_action_thread_only_channel',
   'restricted_action_non_threadable_channel',
   'msg_too_long',
+  'msg_blocks_too_long',
   'no_text',
   'too_many_attachments',
   'invalid_blocks',

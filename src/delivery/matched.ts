@@ -1,3 +1,4 @@
+import { MATCH_DATA } from '../../projections/deliveries/queries.ts';
 import type { Queryable } from '../db/db.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import {
@@ -37,22 +38,30 @@ export async function readMatches(
 }
 
 /**
- * The AlertMatched data of many matches in one query, from the deliverer's copies (the exact
- * event data, committed by the fan-out with the queue rows); any match without a copy is read from
- * its stream.
+ * The AlertMatched data of many matches, from the deliverer's copies (the exact event data,
+ * committed by the fan-out with the queue rows): `whole` with their windows, `mentions` (the rest)
+ * with their mention lines only, as email and chat quote them (docs/delivery.md, The queue and the
+ * workers). Any match without a copy is read whole from its stream.
  */
 export async function loadMatches(
   deps: { db: Queryable; store: EventStore },
-  matchIds: readonly string[],
+  wanted: { whole: readonly string[]; mentions?: readonly string[] },
 ): Promise<Map<string, MatchedData>> {
-  const wanted = [...new Set(matchIds)];
-  if (wanted.length === 0) return new Map();
-  const { rows } = await deps.db.query<{ match_id: string; data: MatchedData }>(
-    'select match_id, data from delivery_match_copies where match_id = any($1::text[])',
-    [wanted],
-  );
-  const found = new Map(rows.map((row) => [row.match_id, row.data]));
-  const missing = wanted.filter((id) => !found.has(id));
+  const whole = [...new Set(wanted.whole)];
+  const mentions = [...new Set(wanted.mentions ?? [])].filter((id) => !whole.includes(id));
+  const found = new Map<string, MatchedData>();
+  for (const [ids, read] of [
+    [whole, MATCH_DATA.all],
+    [mentions, MATCH_DATA.mentions],
+  ] as const) {
+    if (ids.length === 0) continue;
+    const { rows } = await deps.db.query<{ match_id: string; data: MatchedData }>(
+      `select c.match_id, ${read} as data from delivery_match_copies c where c.match_id = any($1::text[])`,
+      [ids],
+    );
+    for (const row of rows) found.set(row.match_id, row.data);
+  }
+  const missing = [...whole, ...mentions].filter((id) => !found.has(id));
   if (missing.length > 0) {
     for (const [id, data] of await readMatches(deps.store, missing)) found.set(id, data);
   }

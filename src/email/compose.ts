@@ -8,6 +8,9 @@ import {
   landingUrl,
   type NoticeMatch,
   plural,
+  QUOTED_LINE_CHARS,
+  QUOTED_SPEAKER_CHARS,
+  truncate,
 } from './notice.ts';
 
 /** Matches rendered in one email; the rest are a count and a link to the landing page. */
@@ -64,8 +67,8 @@ function matchText(match: NoticeMatch): string {
   lines.push(facts.join(', '));
   for (const line of match.lines.slice(0, EMAIL_LINE_LIMIT)) {
     const at = line.startSeconds === undefined ? '' : `[${formatOffset(line.startSeconds)}] `;
-    const who = line.speaker ? `${singleLine(line.speaker)}: ` : '';
-    lines.push(`  ${at}${who}“${singleLine(line.text)}”`);
+    const who = line.speaker ? `${truncate(singleLine(line.speaker), QUOTED_SPEAKER_CHARS)}: ` : '';
+    lines.push(`  ${at}${who}“${truncate(singleLine(line.text), QUOTED_LINE_CHARS)}”`);
   }
   if (match.lines.length > EMAIL_LINE_LIMIT)
     lines.push(`  …and ${plural(match.lines.length - EMAIL_LINE_LIMIT, 'more line')}`);
@@ -89,8 +92,8 @@ function matchHtml(match: NoticeMatch): string {
         line.startSeconds === undefined
           ? ''
           : `<span style="color:#888">${formatOffset(line.startSeconds)}</span> `;
-      const who = line.speaker ? `<b>${escapeHtml(line.speaker)}:</b> ` : '';
-      return `<p style="margin:4px 0">${at}${who}“${escapeHtml(line.text)}”</p>`;
+      const who = line.speaker ? `<b>${escapeHtml(truncate(line.speaker, QUOTED_SPEAKER_CHARS))}:</b> ` : '';
+      return `<p style="margin:4px 0">${at}${who}“${escapeHtml(truncate(line.text, QUOTED_LINE_CHARS))}”</p>`;
     })
     .join('');
   const more =

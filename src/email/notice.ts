@@ -70,4 +70,19 @@ export function describeNotice(notice: AlertNotice): string {
   return first === last ? `${cadence} digest for ${first}` : `${cadence} digest for ${first} to ${last}`;
 }
 
+/**
+ * Characters quoted of one transcript line by the email and the landing page: a line may be
+ * 100,000 characters, and uncut a digest email of 50 such matches was 73 MB (docs/channels.md).
+ */
+export const QUOTED_LINE_CHARS = 800;
+/** Characters shown of a speaker name beside a quoted line. */
+export const QUOTED_SPEAKER_CHARS = 120;
+
+/** At most `max` UTF-16 units (never fewer than the characters a reader counts), never splitting a pair. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

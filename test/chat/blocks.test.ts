@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildChatMessage, CHAT_MATCH_LIMIT, type ChatBlock, SLACK_LIMITS } from '../../src/chat/blocks.ts';
+import {
+  buildChatMessage,
+  CHAT_BLOCKS_TEXT_BUDGET,
+  CHAT_MATCH_LIMIT,
+  type ChatBlock,
+  SLACK_LIMITS,
+} from '../../src/chat/blocks.ts';
 import type { AlertNotice, NoticeMatch } from '../../src/email/notice.ts';
 
 const BASE = 'https://earshot.example.com';
@@ -20,8 +26,20 @@ const match = (n: number, extra: Partial<NoticeMatch> = {}): NoticeMatch => ({
 const sectionTexts = (blocks: ChatBlock[]) =>
   blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : []));
 
+/** Every `text` and `alt_text` of the blocks: what Slack's undocumented total limit counts. */
+const textLength = (blocks: ChatBlock[]) =>
+  blocks.reduce((sum, block) => {
+    if (block.type === 'section')
+      return sum + block.text.text.length + (block.accessory?.alt_text.length ?? 0);
+    if (block.type === 'header') return sum + block.text.text.length;
+    if (block.type === 'context') return sum + block.elements.reduce((n, e) => n + e.text.length, 0);
+    return sum + block.elements.reduce((n, e) => n + e.text.text.length, 0);
+  }, 0);
+
 function expectWithinSlackLimits(blocks: ChatBlock[]) {
   expect(blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerMessage);
+  // Slack refuses blocks past about 12,000 characters of text in all (msg_blocks_too_long).
+  expect(textLength(blocks)).toBeLessThanOrEqual(10_000);
   for (const block of blocks) {
     if (block.type === 'section')
       expect(block.text.text.length).toBeLessThanOrEqual(SLACK_LIMITS.sectionText);
@@ -78,6 +96,34 @@ describe('building the chat message', () => {
     expect(texts).toHaveLength(CHAT_MATCH_LIMIT + 1);
     expect(texts.at(-1)).toBe(
       `…and ${300 - CHAT_MATCH_LIMIT} more matches: <${BASE}/alerts/deliveries/dlv_big|see them all>`,
+    );
+  });
+
+  it("keeps a digest's blocks within their text budget, counting the matches left out in the landing line", () => {
+    const lines = Array.from({ length: 5 }, (_, i) => ({
+      text: 'Jensen Huang said that chips are the future of computing, '.repeat(3),
+      speaker: 'Hannah Host',
+      startSeconds: 60 * i,
+    }));
+    const notice: AlertNotice = {
+      kind: 'digest',
+      deliveryId: 'dlv_budget',
+      alert: { id: 'alr_1', title: 'Jensen daily' },
+      cadence: 'DAILY',
+      window: { start: new Date('2026-03-01T00:00:00Z'), end: new Date('2026-03-02T00:00:00Z') },
+      matchCount: 40,
+      matches: Array.from({ length: 40 }, (_, i) => match(i + 1, { lines })),
+    };
+    // Twenty such sections were 21,800 characters: Slack answers msg_blocks_too_long.
+    const { blocks } = buildChatMessage(notice, BASE);
+    expect(textLength(blocks)).toBeLessThanOrEqual(CHAT_BLOCKS_TEXT_BUDGET);
+    expectWithinSlackLimits(blocks);
+    const texts = sectionTexts(blocks);
+    const shown = texts.length - 1;
+    expect(shown).toBeGreaterThan(1);
+    expect(shown).toBeLessThan(CHAT_MATCH_LIMIT);
+    expect(texts.at(-1)).toBe(
+      `…and ${40 - shown} more matches: <${BASE}/alerts/deliveries/dlv_budget|see them all>`,
     );
   });
 

@@ -135,6 +135,11 @@ describe('posting an alert to a chat channel', () => {
     expect(await post()).toMatchObject({ ok: false, code: 'account_inactive', retryable: false });
   });
 
+  it('reports msg_blocks_too_long as permanent: the same blocks would be refused again', async () => {
+    slack.script('chat.postMessage', { error: 'msg_blocks_too_long' });
+    expect(await post()).toMatchObject({ ok: false, retryable: false, code: 'msg_blocks_too_long' });
+  });
+
   it('treats an unknown or internal platform error as retryable', async () => {
     slack.script('chat.postMessage', { error: 'internal_error' });
     expect(await post()).toMatchObject({ ok: false, code: 'internal_error', retryable: true });

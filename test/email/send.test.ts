@@ -3,9 +3,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EMAIL_MATCH_LIMIT, emailSubject } from '../../src/email/compose.ts';
+import { EMAIL_LINE_LIMIT, EMAIL_MATCH_LIMIT, emailSubject } from '../../src/email/compose.ts';
 import { createMailer, type Mailer } from '../../src/email/mailer.ts';
-import type { AlertNotice, NoticeMatch } from '../../src/email/notice.ts';
+import {
+  type AlertNotice,
+  type NoticeMatch,
+  QUOTED_LINE_CHARS,
+  QUOTED_SPEAKER_CHARS,
+} from '../../src/email/notice.ts';
 import { sendAlertEmail } from '../../src/email/send.ts';
 import { parseMail, type SmtpCapture, startSmtpServer } from '../support/smtp.ts';
 
@@ -157,6 +162,43 @@ describe('sending an alert email over SMTP', () => {
     expect(text).not.toContain(`Show ${EMAIL_MATCH_LIMIT + 1} —`);
     expect(text).toContain(`…and ${120 - EMAIL_MATCH_LIMIT} more matches.`);
     expect(text).toContain(`${BASE}/alerts/deliveries/dlv_digest1`);
+  });
+
+  it('quotes at most 800 characters of a transcript line, so a digest of 100,000-character lines stays small', async () => {
+    const long = `Acme & ${"it's <b> ".repeat(11_111)}`.slice(0, 100_000);
+    const lines = Array.from({ length: EMAIL_LINE_LIMIT }, (_, i) => ({
+      text: long,
+      speaker: 'S'.repeat(500),
+      startSeconds: i,
+    }));
+    const notice: AlertNotice = {
+      kind: 'digest',
+      deliveryId: 'dlv_longlines',
+      alert: { id: 'alr_1', title: 'Acme daily' },
+      cadence: 'DAILY',
+      window: { start: new Date('2026-03-01T00:00:00Z'), end: new Date('2026-03-02T00:00:00Z') },
+      matchCount: EMAIL_MATCH_LIMIT,
+      matches: Array.from({ length: EMAIL_MATCH_LIMIT }, (_, i) => match(i + 1, { lines })),
+    };
+    const outcome = await sendAlertEmail(mailer, {
+      notice,
+      to: 'ana@example.org',
+      from: FROM,
+      publicBaseUrl: BASE,
+      disableToken: TOKEN,
+    });
+    expect(outcome.ok).toBe(true);
+    const raw = smtp.messages[0]?.raw ?? '';
+    // Uncut, this message was 73 MB; every quoted line is now 800 characters at most.
+    expect(raw.length).toBeLessThan(1_500_000);
+    const mail = parseMail(raw);
+    expect(mail.parts.get('text/plain')).toContain(
+      `${'S'.repeat(QUOTED_SPEAKER_CHARS - 1)}…: “${long.slice(0, QUOTED_LINE_CHARS - 1)}…”`,
+    );
+    expect(mail.parts.get('text/html')).toContain('it&#39;s &lt;b&gt; it&#39;s');
+    expect(mail.parts.get('text/html')).not.toContain(
+      long.slice(0, QUOTED_LINE_CHARS + 1).replace(/&/g, '&amp;'),
+    );
   });
 
   it('sends each recipient a message of their own', async () => {

@@ -57,6 +57,24 @@ async function readParams(req: IncomingMessage): Promise<Record<string, unknown>
   return Object.fromEntries(new URLSearchParams(body));
 }
 
+/**
+ * Slack refuses blocks whose text adds up past about 12,000 characters (`msg_blocks_too_long`;
+ * undocumented, stated by Slack's SDK maintainers in slackapi/bolt-js#2509).
+ */
+const BLOCKS_TEXT_LIMIT = 12_000;
+
+/** The characters of every `text` and `alt_text` string in the blocks. */
+function textLength(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + textLength(item), 0);
+  if (!value || typeof value !== 'object') return 0;
+  return Object.entries(value).reduce(
+    (sum: number, [key, item]) =>
+      sum +
+      ((key === 'text' || key === 'alt_text') && typeof item === 'string' ? item.length : textLength(item)),
+    0,
+  );
+}
+
 /** Why Slack would refuse these blocks, or undefined when they are within its limits. */
 function blocksProblem(blocks: Array<Record<string, unknown>>): string | undefined {
   if (blocks.length > 50) return `${blocks.length} blocks; at most 50`;
@@ -120,6 +138,8 @@ export async function startSlackStandin(options: SlackStandinOptions = {}): Prom
       if (!text && !blocks?.length) return reply(200, { ok: false, error: 'no_text' });
       const problem = blocks && blocksProblem(blocks);
       if (problem) return reply(200, { ok: false, error: 'invalid_blocks', errors: [problem] });
+      if (blocks && textLength(blocks) > BLOCKS_TEXT_LIMIT)
+        return reply(200, { ok: false, error: 'msg_blocks_too_long' });
       const ts = `${Math.floor(Date.now() / 1000)}.${String(posted.length + 1).padStart(6, '0')}`;
       posted.push({ channel: channel.id, text, blocks, ts });
       return reply(200, { ok: true, channel: channel.id, ts, message: { text, blocks, ts } });

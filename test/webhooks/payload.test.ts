@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryCreatedData } from '../../src/delivery/delivery.ts';
 import { createDeliveryIds } from '../../src/delivery/ids.ts';
 import type { MatchedData } from '../../src/delivery/matched.ts';
-import { webhookBody } from '../../src/webhooks/payload.ts';
+import { WEBHOOK_BODY_LIMIT, WebhookBodyTooLargeError, webhookBody } from '../../src/webhooks/payload.ts';
 
 const match: MatchedData = {
   matchId: 'm1',
@@ -96,5 +96,33 @@ describe('delivery ids', () => {
     expect(createDeliveryIds(Buffer.alloc(32, 2)).realtime('m1', 'webhook:w1')).not.toBe(id);
     const monday = new Date('2026-11-23T00:00:00Z');
     expect(ids.digest('a1', 'email', 'WEEKLY', monday)).not.toBe(ids.digest('a1', 'email', 'DAILY', monday));
+  });
+
+  it('is the JSON of the whole body, and stops with WebhookBodyTooLargeError at the first match past the limit', () => {
+    const digest: DeliveryCreatedData = {
+      ...created,
+      type: 'alert.digest',
+      matchIds: ['m1', 'm2', 'gone', 'm3'],
+    };
+    const matches = new Map(['m1', 'm2', 'm3'].map((id) => [id, { ...match, matchId: id }]));
+    const body = webhookBody(digest, matches);
+    const parsed = JSON.parse(body);
+    expect(body).toBe(JSON.stringify(parsed));
+    expect(parsed.match_count).toBe(3);
+    expect(parsed.matches.map((m: { id: string }) => m.id)).toEqual(['m1', 'm2', 'm3']);
+    const bytes = Buffer.byteLength(body);
+    expect(webhookBody(digest, matches, bytes)).toBe(body);
+    let thrown: unknown;
+    try {
+      webhookBody(digest, matches, bytes - 1);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(WebhookBodyTooLargeError);
+    expect((thrown as Error).message).toBe(
+      `the webhook body would be over ${bytes - 1} bytes (passed at match 3 of 3), so nothing was sent; ` +
+        'the matches are served by GET /v1/alerts/deliveries/d1?view=detailed',
+    );
+    expect(WEBHOOK_BODY_LIMIT).toBe(32 * 1024 * 1024);
   });
 });

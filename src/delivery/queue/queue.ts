@@ -6,37 +6,81 @@ export const QUEUE_CHANNEL = 'earshot_delivery_queue';
 export interface QueuedDelivery {
   deliveryId: string;
   dueAt: Date;
+  /** The delivery's alert's organization: claims take turns between organizations. */
+  organizationId: string;
 }
 
 /** Adds deliveries to the queue; one already queued keeps its row. */
 export async function enqueueDeliveries(q: Queryable, items: readonly QueuedDelivery[]): Promise<void> {
   if (items.length === 0) return;
   await q.query(
-    `insert into delivery_queue (delivery_id, due_at)
-     select * from unnest($1::text[], $2::timestamptz[])
+    `insert into delivery_queue (delivery_id, due_at, organization_id)
+     select * from unnest($1::text[], $2::timestamptz[], $3::text[])
      on conflict (delivery_id) do nothing`,
-    [items.map((item) => item.deliveryId), items.map((item) => item.dueAt.toISOString())],
+    [
+      items.map((item) => item.deliveryId),
+      items.map((item) => item.dueAt.toISOString()),
+      items.map((item) => item.organizationId),
+    ],
   );
 }
 
 /**
- * Leases up to `limit` due deliveries that nobody holds. SKIP LOCKED lets several processes claim
- * at once without waiting on each other or taking the same row; a lease that runs out (its holder
- * died) makes the row claimable again. Leases run on the database's clock, shared by all processes.
+ * Leases up to `limit` due deliveries that nobody holds, taking turns between organizations
+ * (docs/delivery.md, Claiming): each organization with a claimable row gets its oldest one, then
+ * each its second, and so on, oldest first within a turn; with one organization this is simply its
+ * oldest rows. So one organization's backlog waits behind another's newer delivery for at most one
+ * claim, not for the whole backlog. The organizations are walked one index probe each (a loose
+ * index scan), the rows chosen are read without locks, and only the ones taken are locked, with
+ * SKIP LOCKED so several processes claim at once without waiting on each other or taking the same
+ * row; a lease that runs out (its holder died) makes the row claimable again. Leases run on the
+ * database's clock, shared by all processes.
  */
 export async function claimDeliveries(
   q: Queryable,
   options: { owner: string; now: Date; limit: number; leaseMs: number },
 ): Promise<string[]> {
   const { rows } = await q.query<{ delivery_id: string }>(
-    `update delivery_queue q
+    `with recursive organizations (organization_id) as (
+         (select organization_id from delivery_queue order by organization_id limit 1)
+       union all
+         select (select q.organization_id from delivery_queue q
+                  where q.organization_id > o.organization_id
+                  order by q.organization_id limit 1)
+           from organizations o
+          where o.organization_id is not null
+     ), waiting as (
+       select o.organization_id, oldest.due_at
+         from organizations o
+         cross join lateral (
+           select due_at from delivery_queue
+            where organization_id = o.organization_id and due_at <= $2::timestamptz
+              and (lease_until is null or lease_until < clock_timestamp())
+            order by due_at limit 1) oldest
+        where o.organization_id is not null
+        order by oldest.due_at
+        limit $3::int
+     ), turns as (
+       select c.delivery_id, c.due_at,
+              row_number() over (partition by w.organization_id order by c.due_at, c.delivery_id) as turn
+         from waiting w
+         cross join lateral (
+           select delivery_id, due_at from delivery_queue
+            where organization_id = w.organization_id and due_at <= $2::timestamptz
+              and (lease_until is null or lease_until < clock_timestamp())
+            order by due_at limit $3::int) c
+     ), chosen as (
+       -- twice the rows wanted, so rows another claimer takes meanwhile are made up for
+       select delivery_id, turn, due_at from turns order by turn, due_at, delivery_id limit 2 * $3::int
+     )
+     update delivery_queue q
         set lease_owner = $1::text, lease_until = clock_timestamp() + $4::int * interval '1 millisecond'
       where q.delivery_id in (
-        select delivery_id from delivery_queue
-         where due_at <= $2::timestamptz and (lease_until is null or lease_until < clock_timestamp())
-         order by due_at
+        select d.delivery_id from chosen c join delivery_queue d on d.delivery_id = c.delivery_id
+         where d.due_at <= $2::timestamptz and (d.lease_until is null or d.lease_until < clock_timestamp())
+         order by c.turn, c.due_at, c.delivery_id
          limit $3::int
-         for update skip locked)
+         for update of d skip locked)
       returning q.delivery_id`,
     [options.owner, options.now.toISOString(), options.limit, options.leaseMs],
   );

@@ -9,7 +9,7 @@ import type { Queryable } from '../../db/db.ts';
 import type { Mailer } from '../../email/mailer.ts';
 import { sendAlertEmail } from '../../email/send.ts';
 import { webhookDestination } from '../../webhooks/connections.ts';
-import { sha256Hex, webhookBody } from '../../webhooks/payload.ts';
+import { sha256Hex, WebhookBodyTooLargeError, webhookBody } from '../../webhooks/payload.ts';
 import { sendWebhook, type WebhookSenderOptions } from '../../webhooks/send.ts';
 import { type AttemptOutcome, currentRecipients, type SendFacts } from '../decide.ts';
 import type { Delivery, DeliveryCreatedData, RecipientResult } from '../delivery.ts';
@@ -24,6 +24,8 @@ export interface ChannelDeps {
   publicBaseUrl: string;
   smtpFrom: string;
   webhook: WebhookSenderOptions;
+  /** The largest webhook body sent, in UTF-8 bytes; default WEBHOOK_BODY_LIMIT (32 MiB). */
+  webhookBodyLimit?: number;
   chat: ChatClientOptions;
 }
 
@@ -134,7 +136,14 @@ async function prepareWebhook(
         `webhook connection ${connectionId}'s signing secret`,
       );
       if (typeof secret !== 'string') return secret;
-      const body = webhookBody(created, matches);
+      let body: string;
+      try {
+        body = webhookBody(created, matches, deps.webhookBodyLimit);
+      } catch (error) {
+        // Permanent: the same matches make the same body.
+        if (!(error instanceof WebhookBodyTooLargeError)) throw error;
+        return { ok: false, retryable: false, durationMs: 0, error: error.message };
+      }
       const payloadSha256 = sha256Hex(body);
       const outcome = await sendWebhook(
         { url: destination.url, deliveryId: created.deliveryId, body, secret },

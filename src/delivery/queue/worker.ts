@@ -103,16 +103,17 @@ export function startAttempts(
   const batch: ClaimBatch = {
     alerts: new Map(),
     lookups: memoizedLookups(),
-    matches: settled.then((results) =>
-      loadMatches(
-        deps,
-        results.flatMap((r) =>
-          r.status === 'fulfilled' && isDue(deps, r.value) && r.value.state.status !== 'initial'
-            ? r.value.state.delivery.created.matchIds
-            : [],
-        ),
-      ),
-    ),
+    matches: settled.then((results) => {
+      // A webhook body carries whole matches; email and chat quote only the mention lines.
+      const whole: string[] = [];
+      const mentions: string[] = [];
+      for (const r of results) {
+        if (r.status !== 'fulfilled' || !isDue(deps, r.value) || r.value.state.status === 'initial') continue;
+        const { created } = r.value.state.delivery;
+        (created.channel === 'WEBHOOK' ? whole : mentions).push(...created.matchIds);
+      }
+      return loadMatches(deps, { whole, mentions });
+    }),
   };
   // Nothing waits on it when no delivery is due, or when every one of them failed to load.
   batch.matches.catch(() => undefined);

@@ -1,5 +1,11 @@
 import type { DeliveredMatch, DeliveryRow } from '../../../projections/deliveries/queries.ts';
-import { formatOffset, plural } from '../../email/notice.ts';
+import {
+  formatOffset,
+  plural,
+  QUOTED_LINE_CHARS,
+  QUOTED_SPEAKER_CHARS,
+  truncate,
+} from '../../email/notice.ts';
 import { popularityBadge } from '../../matching/engine/popularity.ts';
 import { listenUrl, mentionLines } from '../notice.ts';
 
@@ -95,8 +101,10 @@ ${
         .map(
           (line) =>
             `<li class="line">${line.startSeconds !== undefined ? `<span class="when">${escapeHtml(formatOffset(line.startSeconds))}</span> ` : ''}${
-              line.speaker ? `<span class="speaker">${escapeHtml(line.speaker)}</span> ` : ''
-            }<q>${escapeHtml(line.text)}</q></li>`,
+              line.speaker
+                ? `<span class="speaker">${escapeHtml(truncate(line.speaker, QUOTED_SPEAKER_CHARS))}</span> `
+                : ''
+            }<q>${escapeHtml(truncate(line.text, QUOTED_LINE_CHARS))}</q></li>`,
         )
         .join('')}</ul>`
     : ''

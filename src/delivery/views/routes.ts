@@ -15,7 +15,7 @@ import { assertOwned, isMember } from '../../http/auth.ts';
 import { pageOf, pageQuery } from '../../http/pagination.ts';
 import { problemResponses } from '../../http/problem.ts';
 import { idParams, str } from '../../http/route-schemas.ts';
-import { buildWebhookBody } from '../../webhooks/payload.ts';
+import { buildWebhookBody, WebhookBodyTooLargeError } from '../../webhooks/payload.ts';
 import type { TestWebhookResult } from '../../webhooks/test-webhook.ts';
 import { deliveryStream, toDeliveryEvent } from '../delivery.ts';
 import { renderLanding, renderNotFound } from './landing.ts';
@@ -193,7 +193,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const matches = await deliveryMatches(
           app.db,
           shown.map((row) => row.id),
-          { limit: MATCHES_LIMIT + 1 },
+          { limit: MATCHES_LIMIT + 1, windows: 'none' },
         );
         const data = shown.map((row) => {
           const own = matches.filter((m) => m.deliveryId === row.id);
@@ -255,6 +255,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const afterOrdinal = matchesAfter(row.id, cursor);
         const fetched = await deliveryMatches(app.db, [row.id], {
           limit: limit + 1,
+          windows: member && view === 'detailed' ? 'all' : 'none',
           ...(afterOrdinal !== undefined && { afterOrdinal }),
         });
         const visible = fetched.slice(0, limit);
@@ -309,7 +310,13 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const first = events[0] && toDeliveryEvent(events[0]);
         const created = first?.type === 'DeliveryCreated' ? first.data : undefined;
         if (!created) throw new NotFoundError('delivery_not_found', 'Delivery not found.');
-        const body = await buildWebhookBody(deps.store, created);
+        const body = await buildWebhookBody(deps.store, created).catch((error: unknown) => {
+          if (!(error instanceof WebhookBodyTooLargeError)) throw error;
+          throw new NotFoundError(
+            'webhook_payload_not_sent',
+            `Nothing was POSTed for this delivery: ${error.message}.`,
+          );
+        });
         return reply.type('application/json').send(Buffer.from(body, 'utf8'));
       },
     );
@@ -361,6 +368,7 @@ export function deliveryRoutes(deps: DeliveryRouteDeps): FastifyPluginAsync {
         const afterOrdinal = matchesAfter(row.id, request.query.matches_cursor);
         const fetched = await deliveryMatches(app.db, [row.id], {
           limit: MATCHES_LIMIT + 1,
+          windows: 'mentions',
           ...(afterOrdinal !== undefined && { afterOrdinal }),
         });
         const visible = fetched.slice(0, MATCHES_LIMIT);

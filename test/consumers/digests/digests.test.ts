@@ -202,4 +202,50 @@ describe('digests', () => {
       await Promise.all(workers);
     }
   });
+
+  it('ends a webhook digest whose body would pass the body limit FAILED at its first attempt, POSTing nothing', async () => {
+    f.clock.set('2026-12-20T10:00:00Z');
+    const alert = await f.createAlert({
+      title: 'Huge digest',
+      delivery_cadence: 'DAILY',
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+    });
+    for (let i = 0; i < 10; i++) await f.match(alert.id);
+    await f.fanOut();
+    f.clock.set('2026-12-21T00:00:31Z');
+    await schedule();
+    const posted = f.receiver.requests.length;
+    // The limit scaled down with the matches (32 MiB in service: 45 matches at the windows' bound).
+    f.delivererDeps.channels.webhookBodyLimit = 10_000;
+    try {
+      await f.deliverAll();
+    } finally {
+      delete f.delivererDeps.channels.webhookBodyLimit;
+    }
+    const [row] = await digests(f, alert.id);
+    expect(row).toMatchObject({ status: 'FAILED', match_count: 10 });
+    expect(row!.error_message).toMatch(
+      /^permanent failure: the webhook body would be over 10000 bytes \(passed at match \d of 10\), so nothing was sent; the matches are served by GET \/v1\/alerts\/deliveries\/\w+\?view=detailed$/,
+    );
+    expect(f.receiver.requests.length).toBe(posted);
+  });
+
+  it("selects the matches that pass the alert's filters as they are when the window closes", async () => {
+    f.clock.set('2026-12-27T10:00:00Z');
+    const alert = await f.createAlert({
+      title: 'Filtered digest',
+      delivery_cadence: 'DAILY',
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+    });
+    await f.match(alert.id, { language: 'en-US' });
+    const german = await f.match(alert.id, { language: 'de' });
+    const incidental = await f.match(alert.id, { language: 'de-AT', relevance: 'incidental' });
+    await f.fanOut();
+    await f.updateAlert(alert.id, { filters: { languages: ['de'] } });
+    f.clock.set('2026-12-28T00:00:31Z');
+    await schedule();
+    await f.project();
+    const [row] = await digests(f, alert.id);
+    expect((await digestMatchIds(f, row!.id)).sort()).toEqual([german.matchId, incidental.matchId].sort());
+  });
 });

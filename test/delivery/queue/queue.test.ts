@@ -23,11 +23,11 @@ describe.each(ENGINES)('delivery queue on %s', (engine) => {
 
   it('hands each due delivery to one claimer at a time and takes it back when the lease runs out', async () => {
     await enqueueDeliveries(db, [
-      { deliveryId: 'a', dueAt: now },
-      { deliveryId: 'b', dueAt: now },
-      { deliveryId: 'later', dueAt: new Date(now.getTime() + 60_000) },
+      { deliveryId: 'a', dueAt: now, organizationId: 'org' },
+      { deliveryId: 'b', dueAt: now, organizationId: 'org' },
+      { deliveryId: 'later', dueAt: new Date(now.getTime() + 60_000), organizationId: 'org' },
     ]);
-    await enqueueDeliveries(db, [{ deliveryId: 'a', dueAt: new Date(0) }]); // already queued: kept as is
+    await enqueueDeliveries(db, [{ deliveryId: 'a', dueAt: new Date(0), organizationId: 'org' }]); // already queued: kept as is
     const [first, second] = await Promise.all([
       claimDeliveries(db, { owner: 'one', now, limit: 10, leaseMs: 60_000 }),
       claimDeliveries(db, { owner: 'two', now, limit: 10, leaseMs: 60_000 }),
@@ -54,5 +54,29 @@ describe.each(ENGINES)('delivery queue on %s', (engine) => {
       'select delivery_id from delivery_queue order by 1',
     );
     expect(rows.map((r) => r.delivery_id)).toEqual(['later']);
+  });
+
+  it('takes turns between organizations, so a backlog of one does not hold back a newer delivery of another', async () => {
+    await db.query('delete from delivery_queue');
+    const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+    await enqueueDeliveries(db, [
+      ...Array.from({ length: 10 }, (_, i) => ({
+        deliveryId: `a${i}`,
+        dueAt: at(-100 + i),
+        organizationId: 'org-a',
+      })),
+      { deliveryId: 'b0', dueAt: at(0), organizationId: 'org-b' },
+      { deliveryId: 'c0', dueAt: at(-50), organizationId: 'org-c' },
+      { deliveryId: 'c1', dueAt: at(-49), organizationId: 'org-c' },
+      { deliveryId: 'c-later', dueAt: at(60), organizationId: 'org-c' },
+    ]);
+    const claim = async (owner: string, limit: number) =>
+      (await claimDeliveries(db, { owner, now, limit, leaseMs: 60_000 })).sort();
+    // Each organization's oldest, oldest first, then each one's second: a1 is older than c1.
+    expect(await claim('one', 4)).toEqual(['a0', 'a1', 'b0', 'c0']);
+    // Rows held by a claimer are skipped; with only org-a left, its oldest rows in order.
+    expect(await claim('two', 3)).toEqual(['a2', 'a3', 'c1']);
+    expect(await claim('three', 3)).toEqual(['a4', 'a5', 'a6']);
+    expect(await claim('four', 10)).toEqual(['a7', 'a8', 'a9']);
   });
 });

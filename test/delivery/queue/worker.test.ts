@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 import type { Db } from '../../../src/db/db.ts';
 import { deliveryStream } from '../../../src/delivery/delivery.ts';
+import { loadMatches } from '../../../src/delivery/matched.ts';
 import {
   type DelivererDeps,
   type DelivererOptions,
@@ -14,8 +15,10 @@ import { createWebhookConnection, revokeWebhookConnection } from '../../../src/w
 import { sha256Hex } from '../../../src/webhooks/payload.ts';
 import { createWebhookPools } from '../../../src/webhooks/pools.ts';
 import { eventually } from '../../e2e/harness.ts';
+import { startHttpsReceiver } from '../../support/https-receiver.ts';
+import { createTenant } from '../../support/platform.ts';
 import { parseMail } from '../../support/smtp.ts';
-import { type DeliveryFixture, deliveryFixture, deliveryRows, RECIPIENTS } from '../support.ts';
+import { type DeliveryFixture, deliveryFixture, deliveryRows, ENTITY_ID, RECIPIENTS } from '../support.ts';
 
 describe('realtime deliveries', () => {
   let f: DeliveryFixture;
@@ -300,6 +303,24 @@ describe('realtime deliveries', () => {
       error_message: "the match no longer passes the alert's filters",
     });
   });
+
+  it('reads whole matches for webhook bodies and only the mention lines for email and chat', async () => {
+    const alert = await f.createAlert();
+    const match = await f.match(alert.id);
+    await f.deliverAll();
+    const loaded = await loadMatches(f.delivererDeps, { whole: [], mentions: [match.matchId] });
+    const mentions = match.windows.flatMap((w) => w.lines.filter((line) => line.is_mention));
+    expect(loaded.get(match.matchId)).toEqual({ ...match, windows: [{ lines: mentions }] });
+    const both = await loadMatches(f.delivererDeps, { whole: [match.matchId], mentions: [match.matchId] });
+    expect(both.get(match.matchId)).toEqual(match);
+    // The email quoted the mention lines; the webhook body carried the whole windows.
+    const body = JSON.parse(f.receiver.requests.at(-1)!.body.toString());
+    expect(body.matches[0].windows[0].lines.map((l: { text: string }) => l.text)).toContain(
+      'Thanks for having me.',
+    );
+    const mail = f.smtp.messages.at(-1)!.raw;
+    expect(parseMail(mail).parts.get('text/plain')).toContain('Our guest today is Jensen Huang.');
+  });
 });
 
 describe('the queue worker', () => {
@@ -408,5 +429,45 @@ describe('the queue worker', () => {
       ['SKIPPED', `webhook connection ${webhook.id} was revoked`],
     ]);
     expect(f.receiver.requests.filter((r) => r.path === '/revoked-later')).toHaveLength(1);
+  });
+
+  it("sends another organization's delivery in the first claim, not behind one organization's backlog to a slow receiver", async () => {
+    const slow = await f.createAlert({
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+    });
+    f.receiver.respondWith(...Array.from({ length: 40 }, () => ({ delayMs: 500 })));
+    for (let i = 0; i < 40; i++) await f.match(slow.id);
+    const other = await createTenant(f.db, 'TEAM');
+    const receiver = await startHttpsReceiver(f.tls);
+    try {
+      const webhook = await createWebhookConnection(
+        {
+          db: f.db,
+          box: f.box,
+          now: f.clock.now,
+          checkUrl: (url) => checkWebhookUrl(url, { allow: parseAllowCidrs(['127.0.0.0/8']) }),
+        },
+        { projectId: other.project.id, url: receiver.url() },
+      );
+      const caller = { projectId: other.project.id, organizationId: other.organization.id };
+      const alert = (await f.alerts.create(caller, {
+        title: 'Another organization',
+        entities: [{ entity_type: 'PERSON', entity_id: ENTITY_ID }],
+        notifications: [{ type: 'WEBHOOK', webhook_connection_id: webhook.id }],
+      })) as { id: string };
+      f.clock.advance(1_000); // queued after the whole backlog
+      await f.match(alert.id, caller);
+      await f.fanOut();
+      const backlog = f.receiver.requests.length;
+      await runWorker(f.db, async () => (await queued()) === 0, { concurrency: 8 });
+
+      expect(receiver.requests).toHaveLength(1);
+      const arrived = receiver.requests[0]!.receivedAt;
+      // Oldest first, it waited for all 40 (5 rounds of 500 ms); taking turns, it is in the first claim.
+      const before = f.receiver.requests.slice(backlog).filter((r) => r.receivedAt < arrived);
+      expect(before.length).toBeLessThan(8);
+    } finally {
+      await receiver.close();
+    }
   });
 });

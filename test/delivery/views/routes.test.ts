@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveriesOfMatch } from '../../../projections/deliveries/queries.ts';
+import { deliveriesOfMatch, deliveryMatches } from '../../../projections/deliveries/queries.ts';
 import { createTenant } from '../../support/platform.ts';
 import { type DeliveryFixture, deliveryFixture, deliveryRows, ENTITY_ID } from '../support.ts';
 
@@ -325,5 +325,53 @@ describe('delivery endpoints', () => {
     expect(page).toContain('Evil &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(page).not.toContain('javascript:');
+  });
+
+  it('reads windows only for the views that show them, and quotes at most 800 characters of a line on the landing page', async () => {
+    const alert = await f.createAlert({
+      notifications: [{ type: 'WEBHOOK', webhook_connection_id: f.webhook.id }],
+    });
+    const long = `Jensen ${'a'.repeat(99_990)}`;
+    const line = (number: number, text: string, isMention: boolean) => ({
+      number,
+      start_seconds: number,
+      end_seconds: number + 1,
+      text,
+      is_mention: isMention,
+    });
+    const windows = [
+      { start_seconds: 1, end_seconds: 3, lines: [line(1, 'context before', false), line(2, long, true)] },
+      {
+        start_seconds: 9,
+        end_seconds: 11,
+        lines: [line(9, 'Jensen again', true), line(10, 'context after', false)],
+      },
+    ];
+    const match = await f.match(alert.id, { windows });
+    await f.deliverAll();
+    const [row] = await deliveryRows(f.db, alert.id);
+    const read = (windows: 'all' | 'mentions' | 'none') =>
+      deliveryMatches(f.db, [row!.id], { limit: 10, windows }).then((found) => found[0]!.data);
+
+    expect((await read('all')).windows).toEqual(windows);
+    expect(await read('none')).toEqual(
+      Object.fromEntries(Object.entries(match).filter(([k]) => k !== 'windows')),
+    );
+    expect((await read('mentions')).windows).toEqual([
+      { lines: [windows[0]!.lines[1], windows[1]!.lines[0]] },
+    ]);
+
+    const landing = (await app.inject({ url: `/alerts/deliveries/${row!.id}` })).body;
+    expect(landing).toContain(`<q>${long.slice(0, 799)}…</q>`);
+    expect(landing).toContain('<q>Jensen again</q>');
+    expect(landing).not.toContain('context before');
+    const detailed = await app.inject({
+      url: `/v1/alerts/deliveries/${row!.id}?view=detailed`,
+      headers: member,
+    });
+    expect(detailed.json().matches[0].windows[0].lines[1].text).toBe(long);
+    const summary = await app.inject({ url: `/v1/alerts/deliveries/${row!.id}`, headers: member });
+    expect(summary.json().matches[0]).not.toHaveProperty('windows');
+    expect(summary.json().matches[0].mention_count).toBe(match.mentionCount);
   });
 });
