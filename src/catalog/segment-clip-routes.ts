@@ -20,7 +20,8 @@ import {
 } from './transcript-reply.ts';
 import { episodeReferences, toClip, toSegment } from './views.ts';
 
-const SEGMENT_TYPES = [
+/** The segment types of the spec. */
+export const SEGMENT_TYPES = [
   'INTRO',
   'PERSONAL_BANTER',
   'TOPIC_DISCUSSION',

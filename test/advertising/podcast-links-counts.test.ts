@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../../src/db/db.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { createTestDb } from '../support/db.ts';
+import { prng } from '../support/synthetic.ts';
 
 // podcast_links takes each batch's changes instead of recounting the shows it touches
 // (docs/advertising.md, "Read models and worker"): it must hold what a full recount gives.
@@ -76,20 +77,9 @@ const recounted = async () =>
     )
   ).rows.map((x) => x.r);
 
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('podcast_links counts a batch into the shows it touches', () => {
   it('holds what a full recount gives, through new episodes, re-sends, moves, late older versions and promos', async () => {
-    const rnd = random(262);
+    const rnd = prng(262);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
     const some = <T>(xs: readonly T[], max: number) => [
       ...new Set(Array.from({ length: Math.floor(rnd() * (max + 1)) }, () => pick(xs))),

@@ -4,6 +4,7 @@ import { type ClipRow, listClips } from '../../projections/clips/queries.ts';
 import { podcastIdsByDirectory } from '../../projections/podcasts/queries.ts';
 import { listSegments } from '../../projections/segments/queries.ts';
 import { INT4_MAX } from '../../src/catalog/params.ts';
+import { SEGMENT_TYPES } from '../../src/catalog/segment-clip-routes.ts';
 import type { EpisodeTranscribed } from '../../src/ingestion/events.ts';
 import { rowsRead } from '../support/rows-read.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
@@ -15,15 +16,6 @@ import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './
 
 const EPISODES = 12;
 const PARTS = 400;
-const SEGMENT_TYPES = [
-  'INTRO',
-  'PERSONAL_BANTER',
-  'TOPIC_DISCUSSION',
-  'INTERVIEW',
-  'TRANSITION',
-  'AD',
-  'OUTRO',
-];
 // DEBATE_DISAGREEMENT is left out: a type no clip has.
 const CLIP_TYPES = ['SPICY', 'CONTROVERSIAL', 'EMOTIONAL', 'FUNNY', 'SHOCKING', 'INSIGHTFUL', 'INFORMATIVE'];
 

@@ -2,10 +2,36 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podcastFormatsProjection } from '../../projections/podcast-formats/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
-import type { Queryable } from '../../src/db/db.ts';
+import type { Db, Queryable } from '../../src/db/db.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createTestDb, type TestDb } from '../support/db.ts';
 import { type CatalogHarness, catalogHarness, episodeOf, podcastEvent } from './support.ts';
+
+/**
+ * Runs `work` in a transaction of its own on `db`, and resolves once that transaction waits for a
+ * lock (`waited`; seen in pg_locks, not after a fixed time, which a loaded machine can let pass before
+ * it gets that far) or has ended; `done` is the transaction.
+ */
+async function untilWaiting<T>(db: Db, work: (tx: Queryable) => Promise<T>) {
+  let pid: number | undefined;
+  const done = db.transaction(async (tx) => {
+    pid = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    return work(tx);
+  });
+  let ended = false;
+  void done.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  const waiting = async () =>
+    pid !== undefined &&
+    (await db.query('select 1 from pg_locks where pid = $1 and not granted', [pid])).rows.length > 0;
+  for (;;) {
+    const waited = await waiting();
+    if (waited || ended) return { done, waited };
+    await sleep(10);
+  }
+}
 
 // PostgreSQL only: the projections that write the list's sources run on connections of their own
 // there; PGlite has one connection, so its transactions never overlap.
@@ -41,8 +67,7 @@ describe('the podcast list read model under concurrent writers (postgres)', () =
 
   /**
    * `first` writes in a transaction held open while `second` writes in another one, which must wait
-   * for `first`'s locks; `first` commits once `second` waits (seen in pg_locks, not after a fixed
-   * time, which a loaded machine can let pass before `second` gets that far) or has ended.
+   * for `first`'s locks; `first` commits once `second` waits or has ended.
    */
   const interleave = async (
     first: (tx: Queryable) => Promise<unknown>,
@@ -62,23 +87,7 @@ describe('the podcast list read model under concurrent writers (postgres)', () =
       await held;
     });
     await written;
-    let secondPid: number | undefined;
-    const two = t.db.transaction(async (tx) => {
-      secondPid = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-      return second(tx);
-    });
-    let twoEnded = false;
-    void two.then(
-      () => (twoEnded = true),
-      () => (twoEnded = true),
-    );
-    const waiting = async (pid: number) =>
-      (await t.db.query('select 1 from pg_locks where pid = $1 and not granted', [pid])).rows.length > 0;
-    let waited = false;
-    while (!twoEnded && !waited) {
-      waited = secondPid !== undefined && (await waiting(secondPid));
-      if (!waited) await sleep(10);
-    }
+    const { done: two, waited } = await untilWaiting(t.db, second);
     release();
     const [a, b] = await Promise.allSettled([one, two]);
     expect(a.status).toBe('fulfilled');
@@ -227,21 +236,10 @@ describe('the projections that write the podcast list, at once (postgres)', () =
     expect(await Promise.race([atPause.then(() => 'paused'), ended]), 'the format profiles batch').toBe(
       'paused',
     );
-    let showsPid: number | undefined;
-    const shows = h.db.transaction(async (tx) => {
-      showsPid = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-      return podcastsProjection.apply(tx, of(podcastsProjection.eventTypes));
-    });
-    // until the shows' batch waits for a lock (the format profiles' batch holds its shows'), or ends;
-    // not a fixed time, which a loaded machine can let pass before the batch gets that far
-    let showsEnded = false;
-    void shows.then(
-      () => (showsEnded = true),
-      () => (showsEnded = true),
+    // until the shows' batch waits for a lock (the format profiles' batch holds its shows'), or ends
+    const { done: shows } = await untilWaiting(h.db, (tx) =>
+      podcastsProjection.apply(tx, of(podcastsProjection.eventTypes)),
     );
-    const waiting = async (pid: number) =>
-      (await h.db.query('select 1 from pg_locks where pid = $1 and not granted', [pid])).rows.length > 0;
-    while (!showsEnded && !(showsPid !== undefined && (await waiting(showsPid)))) await sleep(10);
     resume();
     expect((await Promise.allSettled([formats, shows])).map((r) => r.status)).toEqual([
       'fulfilled',

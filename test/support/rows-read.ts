@@ -3,10 +3,12 @@ import type { Queryable } from '../../src/db/db.ts';
 /**
  * Runs `run` with a Queryable that runs each statement under EXPLAIN ANALYZE first: the rows its
  * scans of `table` read (returned or removed by a filter; EXPLAIN's rows are per loop, rounded),
- * the kinds of those scans and their index conditions, and what `run` answered.
+ * the rows each scan returned, the kinds of those scans and their index conditions, and what `run`
+ * answered.
  */
 export async function rowsRead<T>(db: Queryable, table: string, run: (db: Queryable) => Promise<T>) {
   let read = 0;
+  const returned: number[] = [];
   const scans: string[] = [];
   const conditions: string[] = [];
   const explaining: Queryable = {
@@ -20,6 +22,7 @@ export async function rowsRead<T>(db: Queryable, table: string, run: (db: Querya
           scans.push(node['Node Type'] as string);
           conditions.push(String(node['Index Cond'] ?? node['Recheck Cond'] ?? ''));
           const loops = node['Actual Loops'] as number;
+          returned.push((node['Actual Rows'] as number) * loops);
           read +=
             ((node['Actual Rows'] as number) + ((node['Rows Removed by Filter'] as number) ?? 0)) * loops;
         }
@@ -31,5 +34,5 @@ export async function rowsRead<T>(db: Queryable, table: string, run: (db: Querya
     },
   } as Queryable;
   const answer = await run(explaining);
-  return { read, scans, conditions, answer };
+  return { read, returned, scans, conditions, answer };
 }
