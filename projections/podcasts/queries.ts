@@ -1,5 +1,6 @@
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from '../../src/catalog/format-rules.ts';
 import { Params } from '../../src/catalog/sql.ts';
+import type { TitleHits, TitleQuery } from '../../src/catalog/title-trigrams.ts';
 import type { Queryable } from '../../src/db/db.ts';
 import { type BestRankRow, bestRankOf } from '../chart_captures/queries.ts';
 
@@ -25,7 +26,15 @@ export interface PodcastFilters {
   maxEpisodesPerWeek?: number;
   publishingStatus?: 'active' | 'dormant';
   now: Date;
+  /** With q: its title matches as the list index found them (docs/catalog.md, "Title matches in memory"). */
+  titleHits?: SeenTitleHits;
 }
+
+/**
+ * A search's title matches computed in the api process from the catalog as snapshot `seen` (a
+ * pg_snapshot as text) saw it; the statement finds those of shows written since (migration 0268).
+ */
+export type SeenTitleHits = TitleHits & { seen: string };
 
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
 export const TOPIC_SHARE = 0.2;
@@ -40,6 +49,13 @@ const COMMON_WORDS = new Set(
 export const distinctiveWords = (q: string) => [
   ...new Set(q.split(' ').filter((w) => w.length >= 3 && !COMMON_WORDS.has(w))),
 ];
+
+/** q's words as the title matches take them (podcast_title_hits, TitleTrigrams). */
+export const titleQuery = (q: string): TitleQuery => ({
+  q,
+  words: distinctiveWords(q),
+  allWords: [...new Set(q.split(' '))],
+});
 
 /** Pasted episode titles are long; shorter queries would match far too many episode titles. */
 const EPISODE_TITLE_MIN_WORDS = 4;
@@ -58,11 +74,13 @@ const EPISODE_TITLE_MIN_WORDS = 4;
 function searchHits(
   params: Params,
   q: string,
+  given: SeenTitleHits | undefined,
   top?: { rows: number; sort: 'relevance' | 'popularity' },
 ): string {
   const query = params.p(q, 'text');
-  const words = params.p(distinctiveWords(q), 'text[]');
-  const allWords = params.p([...new Set(q.split(' '))], 'text[]');
+  const title = titleQuery(q);
+  const words = params.p(title.words, 'text[]');
+  const allWords = params.p(title.allWords, 'text[]');
   const rows = top && params.p(top.rows, 'int');
   const enough = top?.sort === 'relevance' ? rows : '0';
   const episodes =
@@ -77,7 +95,7 @@ function searchHits(
       : 'popularity desc nulls last, id';
   return `
     hits (id, quality, score, popularity) as (
-      select * from podcast_title_hits(${query}, ${words}, ${allWords}, ${enough})
+      ${given ? givenTitleHits(params, query, words, allWords, given) : `select * from podcast_title_hits(${query}, ${words}, ${allWords}, ${enough})`}
       ${episodes}
       union all
       select p.id, 'description', 0.25, p.popularity
@@ -92,6 +110,27 @@ function searchHits(
           from hits group by id) shows
        ${top ? `order by ${order} limit ${rows}` : ''}
     )`;
+}
+
+/**
+ * The title matches the api process found, less those of shows written since its snapshot, and the
+ * matches podcast_title_hits_among finds among those shows and the ones it left to it (migration 0268).
+ */
+function givenTitleHits(
+  params: Params,
+  query: string,
+  words: string,
+  allWords: string,
+  given: SeenTitleHits,
+) {
+  const seen = params.p(given.seen, 'text');
+  return `select h.id, h.quality, h.score, p.popularity
+            from unnest(${params.p(given.ids, 'text[]')}, ${params.p(given.qualities, 'text[]')},
+                        ${params.p(given.scores, 'float8[]')}) as h(id, quality, score)
+            join podcasts p on p.id = h.id
+           where h.id not in (select podcasts_written_since(${seen}))
+          union all
+          select * from podcast_title_hits_among(${query}, ${words}, ${allWords}, ${params.p(given.others, 'text[]')}, ${seen})`;
 }
 
 /** A page's statement up to its `page` CTE (the page's ids, match qualities and ranks), and its parameters. */
@@ -144,6 +183,7 @@ function pageStatement(f: PodcastFilters, limit: number, offset: number) {
       searchHits(
         params,
         q,
+        f.titleHits,
         f.topicId === undefined && where.length === 1 ? { rows: offset + limit, sort: f.sort } : undefined,
       ),
     );

@@ -9,6 +9,7 @@ import {
   type PodcastItemStamp,
   podcastItemRows,
   podcastItemStamps,
+  titleQuery,
 } from '../../projections/podcasts/queries.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { pageOf } from '../http/pagination.ts';
@@ -129,7 +130,7 @@ export class PodcastItems {
     if (this.#rendered.maxBytes > 0) {
       const stamps =
         (filters.q ? undefined : await this.#index?.stamps(db, filters, limit + 1, offset)) ??
-        (await listPodcastStamps(db, filters, limit + 1, offset));
+        (await listPodcastStamps(db, await this.#searched(db, filters), limit + 1, offset));
       more = stamps.length > limit;
       items = await this.#joined(db, s, stamps.slice(0, limit), filters.now);
     }
@@ -145,6 +146,13 @@ export class PodcastItems {
     );
     if (!envelope.startsWith(EMPTY_PAGE)) throw new Error('a page does not begin with its data');
     return `{"data":[${items.join(',')}]${envelope.slice(EMPTY_PAGE.length)}`;
+  }
+
+  /** With q, the filters with its title matches when the list index can give them. */
+  async #searched(db: Db, filters: PodcastFilters): Promise<PodcastFilters> {
+    if (!filters.q || !this.#index) return filters;
+    const titleHits = await this.#index.titleHits(db, titleQuery(filters.q));
+    return titleHits ? { ...filters, titleHits } : filters;
   }
 
   /** One show's item as the route's JSON (GET /v1/podcasts/{id}); undefined when the show has none. */

@@ -4,6 +4,7 @@ import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import {
   type PodcastFilters,
   type PodcastItemStamp,
+  type SeenTitleHits,
   TOPIC_SHARE,
   topicAncestry,
 } from '../../projections/podcasts/queries.ts';
@@ -11,6 +12,7 @@ import type { Db, Queryable } from '../db/db.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
 import { readModelVersionsSql } from './response-cache.ts';
 import { SharedReads } from './shared-reads.ts';
+import { type TitleQuery, TitleTrigrams } from './title-trigrams.ts';
 
 /**
  * The read models the list read model and a topic_id's resolution come from: while they stand
@@ -34,6 +36,8 @@ const OVER_BUDGET_RETRY_MS = 10 * 60_000;
 const SHOW_BYTES = 700;
 const EPISODE_BYTES = 12;
 const ANCESTRY_ROW_BYTES = 48;
+/** Bytes counted for each character of a show's title: its text, words and trigram postings. */
+const TITLE_CHAR_BYTES = 18;
 
 /**
  * SQL: an instant as a number comparable with whole epoch milliseconds exactly as PostgreSQL compares
@@ -79,6 +83,7 @@ interface ListRow {
   first: number | null;
   latest: number | null;
   version: string;
+  search_title: string | null;
 }
 
 /** A show as the index holds it; the lists of its ancestries hold its shares. */
@@ -86,6 +91,8 @@ interface Show {
   id: string;
   /** Its item's version (its list row's xmin), as listPodcastStamps reads it. */
   version: string;
+  /** Its title in search-key form, as `podcasts.search_title` holds it. */
+  title: string | null;
   slug: string | null;
   language: string | null;
   tier: string | null;
@@ -164,6 +171,8 @@ interface State {
   ancestries: Map<string, Ancestry>;
   /** topic_id → the ancestry it names, resolved at `version`. */
   topics: Map<string, string>;
+  /** Every show's title, for a search's candidates. */
+  titles: TitleTrigrams;
   bytes: number;
 }
 
@@ -248,6 +257,18 @@ export class PodcastListIndex {
     return pageOf(state, f, ancestry, head, limit, offset);
   }
 
+  /**
+   * A search's title matches, from the index at the position the list's sources stand at or later
+   * (docs/catalog.md, "Title matches in memory"); undefined when it cannot tell.
+   */
+  async titleHits(db: Db, query: TitleQuery): Promise<SeenTitleHits | undefined> {
+    if (this.maxBytes <= 0 || performance.now() < this.#unusableUntil) return undefined;
+    const check = await this.#checks.after('', () => readCheck(db));
+    const state = await this.#current(db, check.version, performance.now());
+    const hits = state?.titles.hits(query);
+    return state && hits && { ...hits, seen: state.snapshot };
+  }
+
   /** The state at `version` or later (a snapshot begun after `readAt`); undefined when none is ready. */
   async #current(db: Db, version: string, readAt: number): Promise<State | undefined> {
     for (;;) {
@@ -302,6 +323,7 @@ export class PodcastListIndex {
         all: [],
         ancestries: new Map(),
         topics: new Map(),
+        titles: new TitleTrigrams(),
         bytes: 0,
       };
       let after = '';
@@ -437,8 +459,10 @@ async function readShows(tx: Queryable, where: string, param: unknown): Promise<
     `select l.podcast_id, l.slug, l.language, l.suitability_tier, l.popularity, l.has_video,
             l.guest_frequency, l.signals, l.has_ads, l.avg_episode_minutes,
             ${instantKey('l.first_episode_published_at')} as first,
-            ${instantKey('l.latest_episode_published_at')} as latest, l.xmin::text as version
-       from podcast_list l where ${where} and l.ancestry = ''`,
+            ${instantKey('l.latest_episode_published_at')} as latest, l.xmin::text as version,
+            p.search_title
+       from podcast_list l left join podcasts p on p.id = l.podcast_id
+      where ${where} and l.ancestry = ''`,
     [param],
   );
   const shows = new Map<string, Show | null>();
@@ -454,6 +478,7 @@ async function readShows(tx: Queryable, where: string, param: unknown): Promise<
     shows.set(row.podcast_id, {
       id: row.podcast_id,
       version: row.version,
+      title: row.search_title,
       slug: row.slug,
       language: intern(row.language),
       tier: intern(row.suitability_tier),
@@ -496,7 +521,8 @@ async function readShows(tx: Queryable, where: string, param: unknown): Promise<
       SHOW_BYTES +
       2 * (show.id.length + (show.slug?.length ?? 0) + show.version.length) +
       EPISODE_BYTES * show.episodes.length +
-      show.ancestries.length * ANCESTRY_ROW_BYTES;
+      show.ancestries.length * ANCESTRY_ROW_BYTES +
+      TITLE_CHAR_BYTES * (show.title?.length ?? 0);
   }
   return shows;
 }
@@ -506,6 +532,7 @@ function apply(state: State, changes: Map<string, Show | null>) {
   if (changes.size === 0) return;
   const touched = new Set<string>();
   for (const [id, show] of changes) {
+    state.titles.set(id, show?.title ?? null);
     const old = state.shows.get(id);
     if (old) {
       for (const a of old.ancestries) touched.add(a);
