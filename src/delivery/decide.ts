@@ -74,6 +74,14 @@ export interface RecordAttempt {
   type: 'RecordAttempt';
   data: { outcome: AttemptOutcome; now: Date; schedule: RetrySchedule; random?: () => number };
 }
+/**
+ * A delivery whose attempts crashed (threw instead of recording an outcome) as many times in a row
+ * as its budget allows: it ends like a spent budget (docs/delivery.md, Crashed attempts).
+ */
+export interface GiveUpCrashed {
+  type: 'GiveUpCrashed';
+  data: { crashes: number; now: Date };
+}
 /** A digest still failing when the next one is selected: its matches move there. */
 export interface SupersedeDigest {
   type: 'SupersedeDigest';
@@ -85,6 +93,7 @@ export type DeliveryCommand =
   | ScreenDelivery
   | SkipDelivery
   | RecordAttempt
+  | GiveUpCrashed
   | SupersedeDigest;
 
 /**
@@ -101,6 +110,14 @@ export function decide(command: DeliveryCommand, state: DeliveryState): Delivery
       return [skip(state.delivery, command.data.reason, command.data.now)];
     case 'RecordAttempt':
       return recordAttempt(command, state.delivery);
+    case 'GiveUpCrashed':
+      return [
+        ending(
+          state.delivery,
+          `attempt_crashed: gave up after the attempt crashed ${command.data.crashes} times in a row`,
+          command.data.now.toISOString(),
+        ),
+      ];
     case 'SupersedeDigest':
       return supersede(command, state.delivery);
     default: {
@@ -231,10 +248,15 @@ function recordAttempt({ data }: RecordAttempt, delivery: Delivery): Attempted {
   const reason = outcome.retryable
     ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${error}`
     : `permanent failure: ${error}`;
-  const ending: DeliveryAbandoned | DeliveryFailed = abandons(delivery)
+  return [{ type: 'DeliveryAttemptFailed', data: failed }, ending(delivery, reason, at)];
+}
+
+/** The end of a delivery that gave up: ABANDONED for a realtime webhook, FAILED for the rest. */
+function ending(delivery: Delivery, reason: string, at: string): DeliveryAbandoned | DeliveryFailed {
+  const deliveryId = delivery.created.deliveryId;
+  return abandons(delivery)
     ? { type: 'DeliveryAbandoned', data: { deliveryId, reason, abandonedAt: at } }
     : { type: 'DeliveryFailed', data: { deliveryId, reason, failedAt: at } };
-  return [{ type: 'DeliveryAttemptFailed', data: failed }, ending];
 }
 
 function supersede({ data }: SupersedeDigest, delivery: Delivery): [DeliveryFailed] {

@@ -24,6 +24,8 @@ export interface Metrics {
   /** Events parked by each subscription (projection or consumer); read at scrape time. */
   parkedEvents: Gauge<'subscription'>;
   deliveries: Counter<'channel' | 'outcome'>;
+  /** Delivery attempts that threw instead of recording an outcome (docs/delivery.md, Crashed attempts). */
+  deliveryCrashes: Counter;
   /** Deliveries waiting for a retry; read at scrape time from the source the delivery capability registers. */
   deliveryRetryQueueDepth: Gauge;
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
@@ -102,6 +104,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'earshot_deliveries_total',
       help: 'Delivery attempts by channel (email, chat, webhook) and outcome (delivered, retry_scheduled, abandoned, skipped).',
       labelNames: ['channel', 'outcome'],
+      registers,
+    }),
+    deliveryCrashes: new Counter({
+      name: 'earshot_delivery_crashes_total',
+      help: 'Delivery attempts that crashed (threw instead of recording an outcome) and were retried later or ended.',
       registers,
     }),
     deliveryRetryQueueDepth: new Gauge({

@@ -274,6 +274,29 @@ describe('the delivery decider', () => {
     ]);
   });
 
+  it('gives up a delivery whose attempts crashed, like a spent budget: ABANDONED for a realtime webhook, else FAILED', () => {
+    const giveUp: DeliveryCommand = { type: 'GiveUpCrashed', data: { crashes: 13, now } };
+    const reason = 'attempt_crashed: gave up after the attempt crashed 13 times in a row';
+    const retrying = given(created()).when(attempt(failure(true)));
+    expect(given(created(), ...retrying).when(giveUp)).toEqual([
+      { type: 'DeliveryAbandoned', data: { deliveryId: 'd1', reason, abandonedAt: now.toISOString() } },
+    ]);
+    for (const delivery of [
+      created({ type: 'EMAIL', emails: ['ann@example.com'] }),
+      created({ type: 'WEBHOOK', webhookConnectionId: 'wh1' }, 'DAILY'),
+    ]) {
+      const ending = given(delivery).when(giveUp);
+      expect(ending).toEqual([
+        { type: 'DeliveryFailed', data: { deliveryId: 'd1', reason, failedAt: now.toISOString() } },
+      ]);
+      expect(foldDelivery([delivery, ...ending])).toMatchObject({
+        status: 'failed',
+        delivery: { attempts: 0, lastError: reason },
+      });
+      expect(toNewEvents(ending)[0]!.id).toBe(toNewEvents(given(delivery).when(attempt(success)))[0]!.id);
+    }
+  });
+
   it('decides nothing for a delivery that has ended, whatever the command (idempotent repeats)', () => {
     const sent = given(created()).when(attempt(success));
     const ended = [created(), ...sent];
@@ -282,6 +305,7 @@ describe('the delivery decider', () => {
     expect(given(...ended).when(screen({ alert: alertIn('paused') }))).toEqual([]);
     expect(given(...ended).when({ type: 'SupersedeDigest', data: { by: 'd2', now } })).toEqual([]);
     expect(given(...ended).when({ type: 'SkipDelivery', data: { reason: 'late', now } })).toEqual([]);
+    expect(given(...ended).when({ type: 'GiveUpCrashed', data: { crashes: 13, now } })).toEqual([]);
     expect(given(...ended).when({ type: 'CreateDelivery', data: created().data })).toEqual([]);
   });
 

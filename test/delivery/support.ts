@@ -313,14 +313,22 @@ export async function deliveryFixture(
         await sleep(10);
       }
     },
-    /** Makes every attempt due by the clock, one claim after another, until none is due. */
-    async attemptDue(owner = 'test') {
+    /**
+     * Makes every attempt due by the clock, one claim after another, until none is due; with
+     * `deps`, through those (a dependency that fails, say).
+     */
+    async attemptDue(owner = 'test', deps: DelivererDeps = delivererDeps) {
       let attempted = 0;
       for (;;) {
-        const claimed = await claimDeliveries(db, { owner, now: clock.now(), limit: 50, leaseMs: 30_000 });
+        const claimed = await claimDeliveries(deps.db, {
+          owner,
+          now: clock.now(),
+          limit: 50,
+          leaseMs: 30_000,
+        });
         if (claimed.length === 0) return attempted;
-        const recorder = createRecorder(delivererDeps, owner);
-        await Promise.all(startAttempts(delivererDeps, claimed, recorder));
+        const recorder = createRecorder(deps, owner);
+        await Promise.all(startAttempts(deps, claimed, recorder));
         await recorder.close();
         attempted += claimed.length;
       }

@@ -25,6 +25,12 @@ export async function enqueueDeliveries(q: Queryable, items: readonly QueuedDeli
   );
 }
 
+export interface ClaimedDelivery {
+  deliveryId: string;
+  /** Attempts of it that crashed in a row since its last recorded outcome (docs/delivery.md, Crashed attempts). */
+  crashes: number;
+}
+
 /**
  * Leases up to `limit` due deliveries that nobody holds, taking turns between organizations
  * (docs/delivery.md, Claiming): each organization with a claimable row gets its oldest one, then
@@ -39,8 +45,8 @@ export async function enqueueDeliveries(q: Queryable, items: readonly QueuedDeli
 export async function claimDeliveries(
   q: Queryable,
   options: { owner: string; now: Date; limit: number; leaseMs: number },
-): Promise<string[]> {
-  const { rows } = await q.query<{ delivery_id: string }>(
+): Promise<ClaimedDelivery[]> {
+  const { rows } = await q.query<{ delivery_id: string; crashes: number }>(
     `with recursive organizations (organization_id) as (
          (select organization_id from delivery_queue order by organization_id limit 1)
        union all
@@ -81,10 +87,10 @@ export async function claimDeliveries(
          order by c.turn, c.due_at, c.delivery_id
          limit $3::int
          for update of d skip locked)
-      returning q.delivery_id`,
+      returning q.delivery_id, q.crashes`,
     [options.owner, options.now.toISOString(), options.limit, options.leaseMs],
   );
-  return rows.map((row) => row.delivery_id);
+  return rows.map((row) => ({ deliveryId: row.delivery_id, crashes: row.crashes }));
 }
 
 /** Keeps the holder's leases alive while it works. */
@@ -97,27 +103,14 @@ export async function extendLeases(q: Queryable, owner: string, ids: readonly st
   );
 }
 
-/** Next attempt at `dueAt`; the lease is given up. Only the holder can. */
-export async function rescheduleDelivery(
-  q: Queryable,
-  owner: string,
-  id: string,
-  dueAt: Date,
-  attempts?: number,
-) {
-  await q.query(
-    `update delivery_queue
-        set due_at = $3::timestamptz, attempts = coalesce($4::int, attempts), lease_owner = null, lease_until = null
-      where delivery_id = $1::text and lease_owner = $2::text`,
-    [id, owner, dueAt.toISOString(), attempts ?? null],
-  );
-}
-
 export interface QueueSettlement {
   /** Nothing left to attempt: the rows go. */
   complete: readonly string[];
-  /** Next attempt at `dueAt`; the lease is given up. Only the holder's rows change. */
-  reschedule: ReadonlyArray<{ deliveryId: string; dueAt: Date; attempts?: number }>;
+  /**
+   * Next attempt at `dueAt`; the lease is given up. Only the holder's rows change. `crashes`: the
+   * crashes in a row after a crashed attempt; otherwise the count starts again at 0.
+   */
+  reschedule: ReadonlyArray<{ deliveryId: string; dueAt: Date; attempts?: number; crashes?: number }>;
   /** Leases given back untouched (another process recorded the delivery first). */
   release: readonly string[];
 }
@@ -134,8 +127,9 @@ export async function settleDeliveries(q: Queryable, owner: string, settlement: 
        delete from delivery_queue where delivery_id = any($1::text[])
      ), later as (
        update delivery_queue q
-          set due_at = r.due_at, attempts = coalesce(r.attempts, q.attempts), lease_owner = null, lease_until = null
-         from unnest($2::text[], $3::timestamptz[], $4::int[]) as r(delivery_id, due_at, attempts)
+          set due_at = r.due_at, attempts = coalesce(r.attempts, q.attempts), crashes = coalesce(r.crashes, 0),
+              lease_owner = null, lease_until = null
+         from unnest($2::text[], $3::timestamptz[], $4::int[], $7::int[]) as r(delivery_id, due_at, attempts, crashes)
         where q.delivery_id = r.delivery_id and q.lease_owner = $6::text
      ), released as (
        update delivery_queue set lease_owner = null, lease_until = null
@@ -149,6 +143,7 @@ export async function settleDeliveries(q: Queryable, owner: string, settlement: 
       reschedule.map((r) => r.attempts ?? null),
       release,
       owner,
+      reschedule.map((r) => r.crashes ?? null),
     ],
   );
 }

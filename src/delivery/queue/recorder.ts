@@ -4,8 +4,13 @@ import { ConflictError, WrongExpectedRevisionError } from '../../errors.ts';
 import type { AppendOptions, EventStore, NewEvent } from '../../eventstore/port.ts';
 import { type QueueSettlement, settleDeliveries } from './queue.ts';
 
-/** What happens to the queue row once the outcome is stored. */
-export type QueueStep = { kind: 'complete' } | { kind: 'reschedule'; dueAt: Date; attempts?: number };
+/**
+ * What happens to the queue row once the outcome is stored. A reschedule starts the row's crash
+ * count again, unless it records a crash (`crashes`: the crashes in a row, this one included).
+ */
+export type QueueStep =
+  | { kind: 'complete' }
+  | { kind: 'reschedule'; dueAt: Date; attempts?: number; crashes?: number };
 
 export interface Recording {
   deliveryId: string;
@@ -122,6 +127,7 @@ export function createRecorder(
           deliveryId: p.recording.deliveryId,
           dueAt: step.dueAt,
           ...(step.attempts !== undefined && { attempts: step.attempts }),
+          ...(step.crashes !== undefined && { crashes: step.crashes }),
         });
       outcomes.push([p, 'recorded']);
     }

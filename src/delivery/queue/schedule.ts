@@ -50,3 +50,32 @@ export function retryDelay(
   if (options.retryAfterMs === undefined) return scheduled;
   return Math.max(scheduled, Math.min(Math.max(...schedule.delaysMs), options.retryAfterMs));
 }
+
+/** The delay after the first crash of an attempt in a row (docs/delivery.md, Crashed attempts). */
+export const FIRST_CRASH_DELAY_MS = 30_000;
+
+/** The un-jittered delay after the `crashes`-th crash in a row: doubling, capped at the longest delay. */
+function baseCrashDelay(schedule: RetrySchedule, crashes: number): number {
+  const cap = Math.max(FIRST_CRASH_DELAY_MS, ...schedule.delaysMs);
+  return Math.min(cap, FIRST_CRASH_DELAY_MS * 2 ** Math.min(crashes - 1, 30));
+}
+
+/** The delay after the `crashes`-th crash in a row (1-based), with the schedule's jitter. */
+export function crashDelay(schedule: RetrySchedule, crashes: number, random: () => number = Math.random) {
+  return Math.round(
+    baseCrashDelay(schedule, crashes) * (1 - schedule.jitter + 2 * schedule.jitter * random()),
+  );
+}
+
+/**
+ * Crashes in a row that spend a delivery's budget: as many as the attempts it allows, and enough
+ * that the delays between them add up to at least the schedule's whole span, so a crash streak
+ * (a database that comes and goes, a bug until its fix is deployed) never ends a delivery sooner
+ * than failing attempts would. Default schedule: 14 crashes, about 37 h from the first to the last.
+ */
+export function crashLimit(schedule: RetrySchedule): number {
+  const span = schedule.delaysMs.reduce((sum, delay) => sum + delay, 0);
+  let crashes = 1;
+  for (let waited = 0; waited < span; crashes++) waited += baseCrashDelay(schedule, crashes);
+  return Math.max(maxAttempts(schedule), crashes);
+}

@@ -17,9 +17,9 @@ import {
   toDeliveryEvent,
 } from '../delivery.ts';
 import { loadMatches, type MatchedData } from '../matched.ts';
-import { claimDeliveries, extendLeases, QUEUE_CHANNEL, rescheduleDelivery } from './queue.ts';
+import { type ClaimedDelivery, claimDeliveries, extendLeases, QUEUE_CHANNEL } from './queue.ts';
 import { createRecorder, type Recorder, type Recording } from './recorder.ts';
-import type { RetrySchedule } from './schedule.ts';
+import { crashDelay, crashLimit, type RetrySchedule } from './schedule.ts';
 import { type ChannelDeps, type Lookups, memoizedLookups, prepareAttempt } from './send.ts';
 
 export interface DelivererDeps {
@@ -42,12 +42,13 @@ export interface DelivererOptions {
   owner?: string;
 }
 
-export type AttemptResult = 'finished' | 'rescheduled' | 'lost';
+/** crashed: the attempt threw; the crash is counted on its queue row (docs/delivery.md, Crashed attempts). */
+export type AttemptResult = 'finished' | 'rescheduled' | 'lost' | 'crashed';
 
 /**
- * What the deliveries of one claim share, read once after the claim and before any of its sends:
- * each alert's state (from its stream), each connection (and its decrypted secret), and the
- * AlertMatched data of all their matches. SKIPPED rules are therefore judged as of the claim: a
+ * What the deliveries of one claim share (a delivery that crashed before has its own), read once
+ * after the claim and before any of its sends: each alert's state (from its stream), each
+ * connection (and its decrypted secret), and the AlertMatched data of all their matches. SKIPPED rules are therefore judged as of the claim: a
  * pause, deletion or revocation committed before a delivery was claimed is always honoured.
  */
 interface ClaimBatch {
@@ -87,18 +88,40 @@ function isDue(deps: DelivererDeps, loaded: Loaded): boolean {
 }
 
 /**
- * Starts the next attempt of each claimed delivery; one promise per id, in order. The stream is
- * the truth: its fold says whether anything is left to do and when; the outcome is appended with
- * the revision that was read and with deterministic event ids, so a step repeated after a crash,
- * or raced by another process whose lease outlived ours, records nothing twice. Outcomes and queue
- * rows are written in batches by `recorder`.
+ * Starts the next attempt of each claimed delivery; one promise per delivery, in order, which
+ * never rejects for an attempt that crashed: the crash is counted on its queue row instead
+ * (docs/delivery.md, Crashed attempts). The stream is the truth: its fold says whether anything is
+ * left to do and when; the outcome is appended with the revision that was read and with
+ * deterministic event ids, so a step repeated after a crash, or raced by another process whose
+ * lease outlived ours, records nothing twice. Outcomes and queue rows are written in batches by
+ * `recorder`.
  */
 export function startAttempts(
   deps: DelivererDeps,
-  deliveryIds: readonly string[],
+  claimed: readonly ClaimedDelivery[],
   recorder: Recorder,
 ): Promise<AttemptResult>[] {
-  const loads = deliveryIds.map((id) => loadDelivery(deps, id));
+  // A delivery that crashed before shares no reads with the others, so that whatever crashes its
+  // attempt cannot spend their crash budgets too.
+  const together = claimed.filter((c) => c.crashes === 0);
+  const limit = crashLimit(deps.schedule);
+  const started = new Map<string, Promise<AttemptResult>>();
+  for (const group of [together, ...claimed.filter((c) => c.crashes > 0).map((c) => [c])]) {
+    const attempts = startBatch(deps, group, recorder, limit);
+    group.forEach((c, i) => {
+      started.set(c.deliveryId, attempts[i]!);
+    });
+  }
+  return claimed.map((c) => started.get(c.deliveryId)!);
+}
+
+function startBatch(
+  deps: DelivererDeps,
+  claimed: readonly ClaimedDelivery[],
+  recorder: Recorder,
+  limit: number,
+): Promise<AttemptResult>[] {
+  const loads = claimed.map((c) => loadDelivery(deps, c.deliveryId));
   const settled = Promise.allSettled(loads);
   const batch: ClaimBatch = {
     alerts: new Map(),
@@ -107,26 +130,64 @@ export function startAttempts(
       // A webhook body carries whole matches; email and chat quote only the mention lines.
       const whole: string[] = [];
       const mentions: string[] = [];
-      for (const r of results) {
-        if (r.status !== 'fulfilled' || !isDue(deps, r.value) || r.value.state.status === 'initial') continue;
+      results.forEach((r, i) => {
+        if (r.status !== 'fulfilled' || claimed[i]!.crashes >= limit || !isDue(deps, r.value)) return;
+        if (r.value.state.status === 'initial') return;
         const { created } = r.value.state.delivery;
         (created.channel === 'WEBHOOK' ? whole : mentions).push(...created.matchIds);
-      }
+      });
       return loadMatches(deps, { whole, mentions });
     }),
   };
   // Nothing waits on it when no delivery is due, or when every one of them failed to load.
   batch.matches.catch(() => undefined);
-  return deliveryIds.map((id, i) => attempt(deps, id, loads[i]!, batch, recorder));
+  return claimed.map((c, i) =>
+    attempt(deps, c, loads[i]!, batch, recorder, limit).catch((error: unknown) =>
+      crashed(deps, c, error, recorder, limit),
+    ),
+  );
+}
+
+/**
+ * An attempt threw instead of recording an outcome: its row is rescheduled after a delay that
+ * doubles with each crash in a row. The crash that spends the budget makes it due at once, so that
+ * the next claim ends the delivery; should that end fail too (the store is down), its retries back
+ * off again from the first delay. The count is on the row: it outlives the process.
+ */
+async function crashed(
+  deps: DelivererDeps,
+  claimed: ClaimedDelivery,
+  error: unknown,
+  recorder: Recorder,
+  limit: number,
+): Promise<AttemptResult> {
+  const { deliveryId } = claimed;
+  const crashes = claimed.crashes + 1;
+  const backoff = crashes > limit ? crashes - limit : crashes;
+  const delayMs = crashes === limit ? 0 : crashDelay(deps.schedule, backoff, deps.random);
+  deps.log.error(
+    { err: error, deliveryId, crashes, limit, delayMs },
+    crashes < limit
+      ? 'delivery attempt crashed; retrying after a delay'
+      : crashes === limit
+        ? 'delivery attempt crashed; its crashes spent its budget, so its next claim ends it'
+        : 'could not end a delivery whose crashes spent its budget; retrying after a delay',
+  );
+  metrics.deliveryCrashes.inc();
+  const dueAt = new Date(deps.now().getTime() + delayMs);
+  await recorder.record({ deliveryId, queue: { kind: 'reschedule', dueAt, crashes } });
+  return 'crashed';
 }
 
 async function attempt(
   deps: DelivererDeps,
-  deliveryId: string,
+  claimed: ClaimedDelivery,
   loading: Promise<Loaded>,
   batch: ClaimBatch,
   recorder: Recorder,
+  limit: number,
 ): Promise<AttemptResult> {
+  const { deliveryId } = claimed;
   const loaded = await loading;
   const { state, last } = loaded;
   if (state.status === 'initial') {
@@ -139,43 +200,24 @@ async function attempt(
     await recorder.record({ deliveryId, queue: { kind: 'complete' } });
     return 'finished';
   }
-  if (!isDue(deps, loaded)) {
-    await recorder.record({
-      deliveryId,
-      queue: { kind: 'reschedule', dueAt: new Date(delivery.nextAttemptAt!), attempts: delivery.attempts },
-    });
-    return 'rescheduled';
+  let decided: DeliveryEvent[];
+  if (claimed.crashes >= limit) {
+    decided = decide({ type: 'GiveUpCrashed', data: { crashes: claimed.crashes, now: deps.now() } }, state);
+  } else {
+    if (!isDue(deps, loaded)) {
+      await recorder.record({
+        deliveryId,
+        queue: { kind: 'reschedule', dueAt: new Date(delivery.nextAttemptAt!), attempts: delivery.attempts },
+      });
+      return 'rescheduled';
+    }
+    decided = await attemptNow(deps, state, batch);
   }
   const log = deps.log.child({
     deliveryId,
     correlationId: last!.metadata.correlationId,
     causationId: last!.id,
   });
-
-  const [alert, matches] = await Promise.all([
-    alertState(deps, batch, delivery.created.alert.id),
-    batch.matches,
-  ]);
-  const preparation = await prepareAttempt(deps.channels, delivery, alert, matches, batch.lookups);
-  let decided: DeliveryEvent[] = decide(
-    { type: 'ScreenDelivery', data: { facts: preparation.facts, now: deps.now() } },
-    state,
-  );
-  if (decided.length === 0) {
-    const outcome = await preparation.send();
-    decided = decide(
-      {
-        type: 'RecordAttempt',
-        data: {
-          outcome,
-          now: deps.now(),
-          schedule: deps.schedule,
-          ...(deps.random && { random: deps.random }),
-        },
-      },
-      state,
-    );
-  }
 
   const next = foldDelivery(decided, state);
   const append: Recording['append'] = {
@@ -204,6 +246,38 @@ async function attempt(
     'delivery attempt failed',
   );
   return 'rescheduled';
+}
+
+/** Applies the SKIPPED rules and, when none applies, makes the attempt: the events that decides. */
+async function attemptNow(
+  deps: DelivererDeps,
+  state: Exclude<DeliveryState, { status: 'initial' }>,
+  batch: ClaimBatch,
+): Promise<DeliveryEvent[]> {
+  const delivery = state.delivery;
+  const [alert, matches] = await Promise.all([
+    alertState(deps, batch, delivery.created.alert.id),
+    batch.matches,
+  ]);
+  const preparation = await prepareAttempt(deps.channels, delivery, alert, matches, batch.lookups);
+  const skipped = decide(
+    { type: 'ScreenDelivery', data: { facts: preparation.facts, now: deps.now() } },
+    state,
+  );
+  if (skipped.length > 0) return skipped;
+  const outcome = await preparation.send();
+  return decide(
+    {
+      type: 'RecordAttempt',
+      data: {
+        outcome,
+        now: deps.now(),
+        schedule: deps.schedule,
+        ...(deps.random && { random: deps.random }),
+      },
+    },
+    state,
+  );
 }
 
 const FINAL_OUTCOME: Partial<Record<DeliveryStatus, DeliveryOutcome>> = {
@@ -254,7 +328,7 @@ export async function runDeliveryWorker(
       const seen = wakeups.generation;
       const free = concurrency - inFlight.size;
       if (free >= refillAt || (free > 0 && inFlight.size === 0)) {
-        let claimed: string[];
+        let claimed: ClaimedDelivery[];
         try {
           claimed = await claimDeliveries(deps.db, { owner, now: deps.now(), limit: free, leaseMs });
           failures = 0;
@@ -266,20 +340,20 @@ export async function runDeliveryWorker(
         }
         // A delivery still being sent here whose lease lapsed (a stalled event loop) comes back
         // in a claim: the attempt in flight records it; starting another would send it twice.
-        const fresh = claimed.filter((id) => !inFlight.has(id));
+        const fresh = claimed.filter((c) => !inFlight.has(c.deliveryId));
         const attempts = startAttempts(deps, fresh, recorder);
-        fresh.forEach((id, i) => {
+        fresh.forEach(({ deliveryId }, i) => {
           const task = attempts[i]!.then(() => undefined)
-            .catch(async (error: unknown) => {
-              deps.log.error({ err: error, deliveryId: id }, 'delivery attempt crashed; retrying in 30 s');
-              const later = new Date(deps.now().getTime() + 30_000);
-              await rescheduleDelivery(deps.db, owner, id, later).catch(() => undefined);
-            })
+            // Only a crash that could not even be counted gets here: the row keeps its lease until
+            // the lease runs out, then comes back.
+            .catch((error: unknown) =>
+              deps.log.error({ err: error, deliveryId }, 'could not record a crashed delivery attempt'),
+            )
             .finally(() => {
-              inFlight.delete(id);
+              inFlight.delete(deliveryId);
               if (backlog) wakeups.wake();
             });
-          inFlight.set(id, task);
+          inFlight.set(deliveryId, task);
         });
         backlog = claimed.length === free;
         if (backlog) continue;

@@ -22,7 +22,8 @@ describe('recording attempt outcomes', () => {
     });
     for (let i = 0; i < 3; i++) await f.match(alert.id);
     await f.fanOut();
-    const ids = await claimDeliveries(f.db, { owner, now: f.clock.now(), limit: 10, leaseMs: 60_000 });
+    const claimed = await claimDeliveries(f.db, { owner, now: f.clock.now(), limit: 10, leaseMs: 60_000 });
+    const ids = claimed.map((c) => c.deliveryId);
     expect(ids).toHaveLength(3);
     return ids;
   }

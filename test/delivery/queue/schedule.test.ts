@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_SCHEDULE } from '../../../src/config.ts';
-import { maxAttempts, parseRetrySchedule, retryDelay } from '../../../src/delivery/queue/schedule.ts';
+import {
+  crashDelay,
+  crashLimit,
+  maxAttempts,
+  parseRetrySchedule,
+  retryDelay,
+} from '../../../src/delivery/queue/schedule.ts';
 
 describe('retry schedule', () => {
   const schedule = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE);
@@ -40,5 +46,31 @@ describe('retry schedule', () => {
   it('accepts ms and d, and rejects what is not a delay with the entry named', () => {
     expect(parseRetrySchedule('250ms, 1d').delaysMs).toEqual([250, 86_400_000]);
     expect(() => parseRetrySchedule('5s,soon')).toThrow(/"soon" is not a delay/);
+  });
+
+  it('backs crashed attempts off from 30 s, doubling, capped at the longest delay, with the jitter', () => {
+    const delays = Array.from({ length: 13 }, (_, i) => crashDelay(schedule, i + 1, () => 0.5));
+    expect(delays.slice(0, 4)).toEqual([30_000, 60_000, 120_000, 240_000]);
+    expect(delays.slice(10)).toEqual([30_720_000, 36_000_000, 36_000_000]);
+    expect(crashDelay(schedule, 1, () => 0)).toBe(24_000);
+    expect(crashDelay(parseRetrySchedule('1s'), 5, () => 0.5)).toBe(30_000);
+  });
+
+  it('spends the budget after as many crashes as attempts, and no sooner than the schedule lasts', () => {
+    // 27.6 h of schedule: 30 s + 1 m + … + 8.5 h + 10 h = 27.1 h is short, one more delay (37.1 h) is not.
+    expect(crashLimit(schedule)).toBe(14);
+    const waited = (limit: number, of = schedule) =>
+      Array.from({ length: limit - 1 }, (_, i) => crashDelay(of, i + 1, () => 0.5)).reduce(
+        (a, b) => a + b,
+        0,
+      );
+    const span = schedule.delaysMs.reduce((a, b) => a + b, 0);
+    expect(waited(14)).toBeGreaterThanOrEqual(span);
+    expect(waited(13)).toBeLessThan(span);
+    expect(crashLimit(parseRetrySchedule('5s,1m,1h'))).toBe(8);
+    // Short delays: the attempts count (17), not the time.
+    expect(crashLimit(parseRetrySchedule(Array.from({ length: 16 }, () => '1s').join(',')))).toBe(17);
+    // No retries at all: the first crash spends it, as the first failure would.
+    expect(crashLimit(parseRetrySchedule(''))).toBe(1);
   });
 });
