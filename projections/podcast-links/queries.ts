@@ -10,25 +10,64 @@ export interface LinkRow {
 }
 
 /**
- * Every link of the given shows (all kinds unless `kinds` narrows them), labelled when its kind is
- * in `labelled` (every kind by default).
+ * How many keys of each kind a show's or an episode's profile holds at most, bounding what scoring
+ * reads and compares whatever a show or episode carries (docs/advertising.md, "Scores"). A show's
+ * are those on most of its episodes, an episode's the first by key; ties go to the smaller key.
+ */
+export const PROFILE_CAPS: Readonly<Record<LinkKind, number>> = {
+  guest: 100,
+  sponsor: 100,
+  topic: 50,
+  category: 50,
+};
+const ALL_KINDS = Object.keys(PROFILE_CAPS) as LinkKind[];
+const capsOf = (kinds: readonly LinkKind[]) => kinds.map((k) => PROFILE_CAPS[k]);
+
+/**
+ * The profiles of the given shows (all kinds unless `kinds` narrows them): each kind's first
+ * PROFILE_CAPS links by episodes, then key, labelled when its kind is in `labelled` (every kind by
+ * default).
  */
 export async function linksOfPodcasts(
   db: Queryable,
   podcastIds: readonly string[],
-  kinds?: readonly LinkKind[],
+  kinds: readonly LinkKind[] = ALL_KINDS,
   labelled: readonly LinkKind[] | 'all' = 'all',
 ): Promise<LinkRow[]> {
   if (podcastIds.length === 0) return [];
   const { rows } = await db.query<LinkRow>(
-    `select podcast_id, kind, key, case when $3::text[] is null or kind = any($3::text[]) then label end as label,
-            episode_count
-       from podcast_links
-      where podcast_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
-    [podcastIds, kinds ?? null, labelled === 'all' ? null : labelled],
+    `select l.podcast_id, k.kind, l.key,
+            case when $4::text[] is null or k.kind = any($4::text[]) then l.label end as label, l.episode_count
+       from (select distinct id from unnest($1::text[]) id) p
+      cross join unnest($2::text[], $3::int[]) as k(kind, cap)
+      cross join lateral (
+        select x.podcast_id, x.key, x.label, x.episode_count from podcast_links x
+         where x.podcast_id = p.id and x.kind = k.kind
+         order by x.episode_count desc, x.key limit k.cap) l`,
+    [podcastIds, kinds, capsOf(kinds), labelled === 'all' ? null : labelled],
   );
   return rows;
 }
+
+/** Which of `keys` (of one kind) the show holds, in its profile or past it. */
+export async function keysOfPodcast(
+  db: Queryable,
+  podcastId: string,
+  kind: LinkKind,
+  keys: readonly string[],
+) {
+  if (keys.length === 0) return new Set<string>();
+  const { rows } = await db.query<{ key: string }>(
+    // One lookup a key: a filter over the show's keys of the kind would read them all.
+    `select k.key from unnest($3::text[]) as k(key)
+      cross join lateral (
+        select from podcast_links x where x.podcast_id = $1::text and x.kind = $2::text and x.key = k.key limit 1) l`,
+    [podcastId, kind, keys],
+  );
+  return new Set(rows.map((r) => r.key));
+}
+
+const SCORED_KINDS: LinkKind[] = ['guest', 'sponsor', 'topic'];
 
 /** What each part of a first-pass score is worth (docs/advertising.md, "Scores"). */
 export interface FirstPassParts {
@@ -42,8 +81,8 @@ export interface FirstPassParts {
 
 /**
  * The `limit` shows with the highest first-pass score for a show, read in one statement from the
- * show's own links: for each guest, sponsor and topic it holds, the `perKey` other shows holding
- * it with most episodes (each adding that kind's part), and its `perKey` most popular publisher
+ * show's profile (PROFILE_CAPS): for each guest, sponsor and topic of it, the `perKey` other shows
+ * holding it with most episodes (each adding that kind's part), and its `perKey` most popular publisher
  * mates (each adding `mate`). A score is the parts added one by one, the mate's first, then the
  * guests', the sponsors', the topics': parts of one kind being equal, it depends only on how many
  * of each a show shares, so it is added up once per such count (a few dozen a show) instead of
@@ -60,7 +99,11 @@ export async function firstPassCandidates(
 ): Promise<string[]> {
   const { rows } = await db.query<{ podcast_id: string; rank: number }>(
     `with own as (
-       select kind, key from podcast_links where podcast_id = $1::text and kind in ('guest', 'sponsor', 'topic')
+       select k.kind, l.key
+         from unnest($8::text[], $9::int[]) as k(kind, cap)
+         cross join lateral (
+           select x.key from podcast_links x where x.podcast_id = $1::text and x.kind = k.kind
+            order by x.episode_count desc, x.key limit k.cap) l
      ),
      shared as (
        select l.podcast_id, o.kind
@@ -103,7 +146,17 @@ export async function firstPassCandidates(
      select c.podcast_id, r.rank
        from counted c join ranked r using (mate, g, s, t)
       where r.rank <= coalesce((select min(rank) from ranked where shows_to_here >= $7::int), 2147483647)`,
-    [podcastId, parts.guest, parts.sponsor, parts.topics, parts.mate, perKey, limit],
+    [
+      podcastId,
+      parts.guest,
+      parts.sponsor,
+      parts.topics,
+      parts.mate,
+      perKey,
+      limit,
+      SCORED_KINDS,
+      capsOf(SCORED_KINDS),
+    ],
   );
   return rows
     .sort((a, b) => a.rank - b.rank || (a.podcast_id < b.podcast_id ? -1 : 1))
@@ -127,19 +180,26 @@ export interface EpisodeLinkRow {
   label: string | null;
 }
 
-/** The episodes' links (of `kinds`, else all), with their labels unless `labelled` is false. */
+/**
+ * The episodes' profiles (of `kinds`, else all): each kind's first PROFILE_CAPS links by key, with
+ * their labels unless `labelled` is false.
+ */
 export async function linksOfEpisodes(
   db: Queryable,
   episodeIds: readonly string[],
-  kinds?: readonly LinkKind[],
+  kinds: readonly LinkKind[] = ALL_KINDS,
   labelled = true,
 ) {
   if (episodeIds.length === 0) return [];
   const { rows } = await db.query<EpisodeLinkRow>(
-    `select episode_id, podcast_id, kind, key, case when $3::boolean then label end as label
-       from podcast_link_episodes
-      where episode_id = any($1::text[]) and ($2::text[] is null or kind = any($2::text[]))`,
-    [episodeIds, kinds ?? null, labelled],
+    `select l.episode_id, l.podcast_id, k.kind, l.key, case when $4::boolean then l.label end as label
+       from (select distinct id from unnest($1::text[]) id) e
+      cross join unnest($2::text[], $3::int[]) as k(kind, cap)
+      cross join lateral (
+        select x.episode_id, x.podcast_id, x.key, x.label from podcast_link_episodes x
+         where x.episode_id = e.id and x.kind = k.kind
+         order by x.key limit k.cap) l`,
+    [episodeIds, kinds, capsOf(kinds), labelled],
   );
   return rows;
 }

@@ -1,5 +1,4 @@
 import { SPONSOR_KEY, sponsorInfo } from '../../projections/ad-leaderboard/queries.ts';
-import type { LinkKind } from '../../projections/podcast-links/projection.ts';
 import { showsOfGuest } from '../../projections/podcast-links/queries.ts';
 import { compact } from '../catalog/compact.ts';
 import { toPodcastReference } from '../catalog/views.ts';
@@ -61,12 +60,11 @@ function pool(
 }
 
 /** The keys of one kind the related shows hold and the show itself does not, pooled. */
-function pooledOf(related: RelatedShows, kind: LinkKind) {
-  const own = new Set(related.own.filter((l) => l.kind === kind).map((l) => l.key));
+function pooledOf(related: RelatedShows, kind: 'guest' | 'sponsor') {
   return pool(
     related.shows.slice(0, RELATED_BASE),
     related.theirs.filter((l) => l.kind === kind),
-    own,
+    related.held[kind],
   );
 }
 

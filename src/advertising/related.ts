@@ -3,9 +3,11 @@ import {
   episodesSharing,
   type FirstPassParts,
   firstPassCandidates,
+  keysOfPodcast,
   type LinkRow,
   linksOfEpisodes,
   linksOfPodcasts,
+  PROFILE_CAPS,
   publishersOf,
 } from '../../projections/podcast-links/queries.ts';
 import { type PodcastByIdRow, podcastsByIds } from '../../projections/podcasts/queries.ts';
@@ -152,8 +154,8 @@ const byScore = (a: ScoredShow, b: ScoredShow) =>
 export interface RelatedShows {
   /** Best first. */
   shows: ScoredShow[];
-  /** The show's own links, labelled. */
-  own: LinkRow[];
+  /** The show's guests and sponsors among its profile's and the scored shows' (past its profile too). */
+  held: Record<'guest' | 'sponsor', ReadonlySet<string>>;
   /** The links of every show scored, labelled for guests and sponsors only. */
   theirs: LinkRow[];
   /** The show and every show scored, by id. */
@@ -192,7 +194,27 @@ export async function relatedShows(db: Queryable, podcastId: string): Promise<Re
     })
     .filter((s) => s.score > 0)
     .sort(byScore);
-  return { shows, own, theirs, podcasts };
+  const [guests, sponsors] = await Promise.all([
+    heldPastProfile(db, podcastId, 'guest', mine.guests, theirs),
+    heldPastProfile(db, podcastId, 'sponsor', mine.sponsors, theirs),
+  ]);
+  return { shows, held: { guest: guests, sponsor: sponsors }, theirs, podcasts };
+}
+
+/**
+ * The keys of a kind the show holds among its profile's and the scored shows': a profile at its
+ * cap may leave out keys the show holds, which are looked up (those of the scored shows only).
+ */
+async function heldPastProfile(
+  db: Queryable,
+  podcastId: string,
+  kind: 'guest' | 'sponsor',
+  profile: ReadonlySet<string>,
+  theirs: readonly LinkRow[],
+): Promise<ReadonlySet<string>> {
+  if (profile.size < PROFILE_CAPS[kind]) return profile;
+  const others = new Set(theirs.filter((l) => l.kind === kind && !profile.has(l.key)).map((l) => l.key));
+  return new Set([...profile, ...(await keysOfPodcast(db, podcastId, kind, [...others]))]);
 }
 
 export interface ScoredEpisode {
