@@ -158,7 +158,7 @@ export interface TitleHits {
   ids: string[];
   qualities: ('exact' | 'prefix' | 'fuzzy')[];
   scores: number[];
-  /** Shows whose titles are not plain: podcast_title_hits decides them. */
+  /** Shows whose titles are not plain: podcast_title_hits_among decides them. */
   others: string[];
 }
 
