@@ -12,6 +12,11 @@ const SIMILARITY = 0.4;
 const WORD_SIMILARITY = 0.6;
 /** Past this many matches, PostgreSQL's trigram index finds them for less than their parameters cost. */
 const MAX_HITS = 2_000;
+/**
+ * Past this many titles left to PostgreSQL, checking each by key costs about what the trigram
+ * index does: searches go to it as before.
+ */
+const MAX_OTHERS = 200;
 /** Slots of removed or changed titles kept before the postings are rebuilt. */
 const MIN_COMPACTION = 1_024;
 
@@ -194,6 +199,9 @@ export class TitleTrigrams {
   /** Sets show `id`'s folded title (null: the show is gone or has none). */
   set(id: string, title: string | null): void {
     const slot = this.#slotOf.get(id);
+    // most changes of a show leave its title as it was
+    if (slot !== undefined && this.#titles[slot] === title) return;
+    if (title !== null && this.#other.has(id) && !PLAIN.test(title)) return;
     if (slot !== undefined) {
       this.#alive[slot] = false;
       this.#slotOf.delete(id);
@@ -210,12 +218,13 @@ export class TitleTrigrams {
 
   /**
    * The shows podcast_title_hits finds for a plain `q` by title similarity either way round or by
-   * shared words, with its qualities and scores; undefined when q is not plain or they are too many.
+   * shared words, with its qualities and scores; undefined when q is not plain, or when they or the
+   * titles left to PostgreSQL are too many.
    */
   hits(query: TitleQuery): TitleHits | undefined {
     const q = query.q;
     const qText = trigramSequence(q);
-    if (!qText || qText.length === 0) return undefined;
+    if (!qText || qText.length === 0 || this.#other.size > MAX_OTHERS) return undefined;
     // q's trigrams by number; those no title holds numbered past the titles'
     const extra = new Map<string, number>();
     const known = this.#numbers.size;

@@ -219,5 +219,10 @@ describe.each(ENGINES)('title candidates on %s', (engine) => {
     );
     titles.set('pod-0', null);
     expect(titles.hits(titleQuery('kitchen stories'))?.ids).not.toContain('pod-0');
+    // a catalog of many titles whose letters pg_trgm classes by locale is left to the trigram index
+    for (let i = 0; i < 200; i++) titles.set(`other-${i}`, `straße ${i}`);
+    expect(titles.hits(titleQuery('kitchen stories'))?.others).toHaveLength(200);
+    titles.set('other-200', '東京');
+    expect(titles.hits(titleQuery('kitchen stories'))).toBeUndefined();
   });
 });
