@@ -7,15 +7,10 @@
 // GET /v1/podcasts/{id} with its related shows and recommendations p99 (< 100 ms).
 // BENCH_SCHEMA keeps (and reuses) the generated corpus; BENCH_REQUESTS sets requests per figure.
 import { randomBytes } from 'node:crypto';
-import { advertisingCapability } from '../../src/advertising/capability.ts';
 import { refreshLeaderboardSnapshots } from '../../src/advertising/leaderboard.ts';
-import { advertisingPodcastExtras } from '../../src/advertising/podcast-extras.ts';
-import { catalogCapability } from '../../src/catalog/capability.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { buildHttpApp } from '../../src/http/app.ts';
-import { createKey } from '../../src/platform/keys.ts';
-import { createOrganization, createProject } from '../../src/platform/organizations.ts';
+import { advertisingApp } from './app.ts';
 import { generateCorpus } from './generate.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -60,18 +55,7 @@ await refreshLeaderboardSnapshots(db, NOW);
 const refreshMs = performance.now() - started;
 console.log(`snapshot refresh (three windows): ${seconds(refreshMs)}`);
 
-// No response cache: every figure is computed from the read models.
-const catalog = catalogCapability({ now: () => NOW, podcastExtras: advertisingPodcastExtras, cacheBytes: 0 });
-const app = await buildHttpApp({
-  db,
-  cursorKey: randomBytes(32),
-  // One key at full speed: the benchmark measures the routes, not the rate limit.
-  rateLimit: { perKey: 0, perAddress: 0, windowMs: 60_000 },
-  routes: [...(catalog.routes ?? []), ...(advertisingCapability({ now: () => NOW }).routes ?? [])],
-});
-const organization = await createOrganization(db, { name: 'Bench', plan: 'BUSINESS' });
-const project = await createProject(db, { organizationId: organization.id, name: 'Bench' });
-const headers = { 'x-api-key': (await createKey(db, { kind: 'project', projectId: project.id })).key };
+const { app, headers } = await advertisingApp(db, NOW);
 
 let seed = 7;
 const random = () => {

@@ -11,14 +11,9 @@
 // recommendations, GET /v1/podcasts/{id} of a wide show, the related episodes of a wide episode
 // and those of the episode of most held keys. BENCH_SCHEMA keeps (and reuses) the data.
 import { randomBytes } from 'node:crypto';
-import { advertisingCapability } from '../../src/advertising/capability.ts';
-import { advertisingPodcastExtras } from '../../src/advertising/podcast-extras.ts';
-import { catalogCapability } from '../../src/catalog/capability.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
-import { buildHttpApp } from '../../src/http/app.ts';
-import { createKey } from '../../src/platform/keys.ts';
-import { createOrganization, createProject } from '../../src/platform/organizations.ts';
+import { advertisingApp } from './app.ts';
 import { generateCorpus } from './generate.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -117,16 +112,7 @@ if (existing[0]!.n === 0) {
   console.log(`generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } else console.log(`reusing schema ${schema}`);
 
-const catalog = catalogCapability({ now: () => NOW, podcastExtras: advertisingPodcastExtras, cacheBytes: 0 });
-const app = await buildHttpApp({
-  db,
-  cursorKey: randomBytes(32),
-  rateLimit: { perKey: 0, perAddress: 0, windowMs: 60_000 },
-  routes: [...(catalog.routes ?? []), ...(advertisingCapability({ now: () => NOW }).routes ?? [])],
-});
-const organization = await createOrganization(db, { name: 'Bench', plan: 'BUSINESS' });
-const project = await createProject(db, { organizationId: organization.id, name: 'Bench' });
-const headers = { 'x-api-key': (await createKey(db, { kind: 'project', projectId: project.id })).key };
+const { app, headers } = await advertisingApp(db, NOW);
 
 async function measure(label: string, urlOf: (i: number) => string) {
   // One unmeasured request of another id compiles the route's schemas and warms the connections.

@@ -37,12 +37,6 @@ export function trigramSequence(text: string): string[] | undefined {
   return out;
 }
 
-/** The distinct trigrams of a plain folded text (pg_trgm's `show_trgm`); undefined when not plain. */
-export function trigramsOf(text: string): string[] | undefined {
-  const sequence = trigramSequence(text);
-  return sequence && [...new Set(sequence)];
-}
-
 /** pg_trgm's CALCSML: a float4 quotient. */
 const ratio = (count: number, len1: number, len2: number) => Math.fround(count / (len1 + len2 - count));
 
@@ -137,17 +131,9 @@ function wordSimilarityOf(a: Int32Array, b: Int32Array, size: number, scratch: S
 
 /** pg_trgm's `word_similarity(a, b)` of two trigram sequences (trigramSequence). */
 export function wordSimilarity(a: readonly string[], b: readonly string[]): number {
-  const numbers = new Map<string, number>();
-  const number = (t: string) => {
-    let n = numbers.get(t);
-    if (n === undefined) {
-      n = numbers.size;
-      numbers.set(t, n);
-    }
-    return n;
-  };
-  const na = Int32Array.from(a, number);
-  const nb = Int32Array.from(b, number);
+  const numbers = new Postings();
+  const na = Int32Array.from(a, (t) => numbers.add(t));
+  const nb = Int32Array.from(b, (t) => numbers.add(t));
   return wordSimilarityOf(na, nb, numbers.size, new Scratch());
 }
 
@@ -167,6 +153,31 @@ export interface TitleHits {
   others: string[];
 }
 
+/** Keys numbered in the order first seen, each with the slots listed under it. */
+class Postings {
+  readonly #numbers = new Map<string, number>();
+  readonly lists: number[][] = [];
+
+  get size() {
+    return this.#numbers.size;
+  }
+
+  numberOf(key: string): number | undefined {
+    return this.#numbers.get(key);
+  }
+
+  /** The key's number, numbering it (with an empty list) when new. */
+  add(key: string): number {
+    let n = this.#numbers.get(key);
+    if (n === undefined) {
+      n = this.#numbers.size;
+      this.#numbers.set(key, n);
+      this.lists.push([]);
+    }
+    return n;
+  }
+}
+
 export class TitleTrigrams {
   #ids: string[] = [];
   #titles: string[] = [];
@@ -177,9 +188,8 @@ export class TitleTrigrams {
   /** Each slot's distinct title words by number, and how many words it has with repeats (string_to_array). */
   #words: Int32Array[] = [];
   #wordCounts: number[] = [];
-  /** Word → its number; the slots holding word n are `#byWord[n]`. */
-  readonly #wordNumbers = new Map<string, number>();
-  #byWord: number[][] = [];
+  /** Title words by number, and the slots holding each. */
+  #byWord = new Postings();
   /** The query generation whose words (in q, distinctive) hold each word number. */
   #inQ = new Int32Array(0);
   #distinctive = new Int32Array(0);
@@ -189,9 +199,8 @@ export class TitleTrigrams {
   #alive: boolean[] = [];
   #dead = 0;
   readonly #slotOf = new Map<string, number>();
-  /** Trigram → its number; the slots holding trigram n are `#byTrigram[n]`. */
-  readonly #numbers = new Map<string, number>();
-  #byTrigram: number[][] = [];
+  /** Trigrams by number, and the slots holding each. */
+  #byTrigram = new Postings();
   readonly #other = new Set<string>();
   #counts = new Int32Array(0);
   readonly #scratch = new Scratch();
@@ -227,9 +236,9 @@ export class TitleTrigrams {
     if (!qText || qText.length === 0 || this.#other.size > MAX_OTHERS) return undefined;
     // q's trigrams by number; those no title holds numbered past the titles'
     const extra = new Map<string, number>();
-    const known = this.#numbers.size;
+    const known = this.#byTrigram.size;
     const qSequence = Int32Array.from(qText, (t) => {
-      let n = this.#numbers.get(t) ?? extra.get(t);
+      let n = this.#byTrigram.numberOf(t) ?? extra.get(t);
       if (n === undefined) {
         n = known + extra.size;
         extra.set(t, n);
@@ -253,7 +262,7 @@ export class TitleTrigrams {
     const counts = this.#counts;
     const touched: number[] = [];
     for (const n of distinct) {
-      const slots = this.#byTrigram[n];
+      const slots = this.#byTrigram.lists[n];
       if (!slots) continue;
       for (let i = 0; i < slots.length; i++) {
         const slot = slots[i] as number;
@@ -262,17 +271,17 @@ export class TitleTrigrams {
       }
     }
     const out: TitleHits = { ids: [], qualities: [], scores: [], others: [...this.#other] };
-    if (this.#inQ.length < this.#wordNumbers.size) {
-      this.#inQ = new Int32Array(this.#wordNumbers.size * 2);
-      this.#distinctive = new Int32Array(this.#wordNumbers.size * 2);
+    if (this.#inQ.length < this.#byWord.size) {
+      this.#inQ = new Int32Array(this.#byWord.size * 2);
+      this.#distinctive = new Int32Array(this.#byWord.size * 2);
     }
     const distinctiveWords: number[] = [];
     for (const w of query.allWords) {
-      const n = this.#wordNumbers.get(w);
+      const n = this.#byWord.numberOf(w);
       if (n !== undefined) this.#inQ[n] = generation;
     }
     for (const w of query.words) {
-      const n = this.#wordNumbers.get(w);
+      const n = this.#byWord.numberOf(w);
       if (n !== undefined && this.#distinctive[n] !== generation) {
         this.#distinctive[n] = generation;
         distinctiveWords.push(n);
@@ -343,7 +352,7 @@ export class TitleTrigrams {
     }
     // the others can match by their words alone
     for (const n of distinctiveWords) {
-      const slots = this.#byWord[n] as number[];
+      const slots = this.#byWord.lists[n] as number[];
       for (let i = 0; i < slots.length; i++) {
         const slot = slots[i] as number;
         if (considered[slot] === generation) continue;
@@ -357,26 +366,10 @@ export class TitleTrigrams {
 
   #add(id: string, title: string, text: readonly string[]) {
     const slot = this.#ids.length;
-    const sequence = Int32Array.from(text, (t) => {
-      let n = this.#numbers.get(t);
-      if (n === undefined) {
-        n = this.#numbers.size;
-        this.#numbers.set(t, n);
-        this.#byTrigram.push([]);
-      }
-      return n;
-    });
+    const sequence = Int32Array.from(text, (t) => this.#byTrigram.add(t));
     const distinct = new Set(sequence);
     const words = title === '' ? [] : title.split(' ');
-    const wordNumbers = Int32Array.from(new Set(words), (w) => {
-      let n = this.#wordNumbers.get(w);
-      if (n === undefined) {
-        n = this.#wordNumbers.size;
-        this.#wordNumbers.set(w, n);
-        this.#byWord.push([]);
-      }
-      return n;
-    });
+    const wordNumbers = Int32Array.from(new Set(words), (w) => this.#byWord.add(w));
     this.#words.push(wordNumbers);
     this.#wordCounts.push(words.length);
     this.#ids.push(id);
@@ -385,8 +378,8 @@ export class TitleTrigrams {
     this.#sizes.push(distinct.size);
     this.#alive.push(true);
     this.#slotOf.set(id, slot);
-    for (const n of distinct) (this.#byTrigram[n] as number[]).push(slot);
-    for (const n of wordNumbers) (this.#byWord[n] as number[]).push(slot);
+    for (const n of distinct) (this.#byTrigram.lists[n] as number[]).push(slot);
+    for (const n of wordNumbers) (this.#byWord.lists[n] as number[]).push(slot);
   }
 
   #compact() {
@@ -400,10 +393,8 @@ export class TitleTrigrams {
     this.#alive = [];
     this.#dead = 0;
     this.#slotOf.clear();
-    this.#numbers.clear();
-    this.#byTrigram = [];
-    this.#wordNumbers.clear();
-    this.#byWord = [];
+    this.#byTrigram = new Postings();
+    this.#byWord = new Postings();
     for (const [id, title] of live) this.#add(id, title, trigramSequence(title) ?? []);
   }
 }
