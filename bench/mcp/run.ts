@@ -1,24 +1,25 @@
 // bench/mcp: MCP tools/call next to the REST route it performs, same service, same run. A real
 // `earshot serve` process; three representative tools: a catalog read by id, a search, and a
 // project-scoped list. For each pair: a warm-up of both, both saturated (their rates and the
-// service's CPU time per request), then both paced at half the REST route's saturated rate, in the
-// order REST, MCP, MCP, REST so a drift of the shared machine's load falls on both alike; each
-// side's latencies of its two paced runs are pooled. Same connections, same rate, same run. Last,
-// one request at a time on one kept-alive connection, REST and MCP alternating: the latency the
-// MCP layer adds when nothing queues.
-// Target: tools/call p99 within 1.3× of the REST route's p99 at half the REST route's rate.
+// service's CPU time per request), then both at one even rate, a quarter of REST's saturated rate
+// (bench/support/paced.ts), each side alone in one-second turns REST, MCP, MCP, REST, … with each
+// side's latencies pooled. Last, one request at a time on one kept-alive connection, REST and MCP
+// alternating: the latency the MCP layer adds when nothing queues.
+// Target: tools/call p99 within 1.3× of the REST route's p99 at the even rate (docs/agents.md).
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
+import { paced } from '../support/paced.ts';
 import { freePort, spawnService, waitFor } from '../support/service.ts';
 import { benchCatalog } from './seed.ts';
 
@@ -29,14 +30,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const schema = `bench_mcp_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
 
-/** One autocannon run; every response time (ms, not rounded) is kept for pooled percentiles. */
+/** One autocannon run at full speed. */
 function cannon(options: autocannon.Options, duration = DURATION) {
-  const times: number[] = [];
-  return new Promise<{ result: autocannon.Result; times: number[] }>((resolve, reject) => {
-    const instance = autocannon({ connections: CONNECTIONS, duration, ...options }, (error, result) =>
-      error ? reject(error) : resolve({ result, times }),
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon({ connections: CONNECTIONS, duration, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
     );
-    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
 }
 
@@ -178,7 +177,7 @@ try {
   const saturated = async (options: autocannon.Options, idlePerSecond: number) => {
     const before = await cpuSeconds();
     const started = performance.now();
-    const { result } = await cannon(options);
+    const result = await cannon(options);
     const busy = (await cpuSeconds()) - before - (idlePerSecond * (performance.now() - started)) / 1000;
     return { result, cpu: busy / result.requests.total };
   };
@@ -205,31 +204,36 @@ try {
     const rest = await saturated(restOptions, idle);
     const mcp = await saturated(mcpOptions, idle);
     let failed = failures(rest.result) + failures(mcp.result);
-    /** Both at one rate, REST, MCP, MCP, REST; each side's latencies pooled. */
-    const paced = async (rate: number) => {
-      const times = { REST: [] as number[], MCP: [] as number[] };
-      for (const side of ['REST', 'MCP', 'MCP', 'REST'] as const) {
-        const run = await cannon(
-          { ...(side === 'REST' ? restOptions : mcpOptions), overallRate: rate },
-          DURATION / 2,
-        );
-        times[side].push(...run.times);
-        failed += failures(run.result);
-      }
-      const rest = times.REST.sort((a, b) => a - b);
-      const mcp = times.MCP.sort((a, b) => a - b);
-      console.log(
-        `  at ${rate} req/s   REST p50 ${ms(percentile(rest, 50))}  p99 ${ms(percentile(rest, 99))}  (${rest.length} answers)   MCP p50 ${ms(percentile(mcp, 50))}  p99 ${ms(percentile(mcp, 99))}  (${mcp.length} answers)`,
-      );
-      return { restP99: percentile(rest, 99), mcpP99: percentile(mcp, 99) };
-    };
     console.log(`\n${pair.tool}  vs  GET ${pair.rest.slice(0, 60)}`);
     console.log(
       `  saturated   REST ${rest.result.requests.average.toFixed(0).padStart(6)} req/s (${(rest.cpu * 1e6).toFixed(0)} µs CPU each)   MCP ${mcp.result.requests.average.toFixed(0).padStart(6)} req/s (${(mcp.cpu * 1e6).toFixed(0)} µs CPU each)   idle ${(idle * 1000).toFixed(0)} ms CPU/s`,
     );
-    // The target's rate: half of what REST sustains.
-    const rate = Math.max(1, Math.floor(rest.result.requests.average / 2));
-    const target = await paced(rate);
+    // The target's load: a quarter of REST's saturated rate, the same for both, evenly paced
+    // (bench/support/paced.ts), each side alone in one-second turns, REST MCP MCP REST … so that a
+    // drift of the machine's load or a pause of the process falls on both alike.
+    const rate = Math.max(1, Math.floor(rest.result.requests.average / 4));
+    const sides = {
+      REST: { path: pair.rest, headers },
+      MCP: { path: '/mcp', method: 'POST' as const, headers: mcpHeaders, body: body(pair.tool, pair.args) },
+    };
+    const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
+    // Unmeasured: this client's own code is compiled at this rate before anything counts.
+    for (const side of ['REST', 'MCP'] as const)
+      failed += (await paced(pool, sides[side], { rate, seconds: WARMUP })).failures;
+    const pooled = { REST: [] as number[], MCP: [] as number[] };
+    for (let turn = 0; turn < 2 * DURATION; turn++) {
+      const side = turn % 4 === 0 || turn % 4 === 3 ? 'REST' : 'MCP';
+      const run = await paced(pool, sides[side], { rate, seconds: 1 });
+      pooled[side].push(...run.times);
+      failed += run.failures;
+    }
+    await pool.close();
+    const restTimes = pooled.REST.sort((a, b) => a - b);
+    const mcpTimes = pooled.MCP.sort((a, b) => a - b);
+    const target = { restP99: percentile(restTimes, 99), mcpP99: percentile(mcpTimes, 99) };
+    console.log(
+      `  at ${rate} req/s   REST p50 ${ms(percentile(restTimes, 50))}  p99 ${ms(target.restP99)}  (${restTimes.length} answers)   MCP p50 ${ms(percentile(mcpTimes, 50))}  p99 ${ms(target.mcpP99)}  (${mcpTimes.length} answers)`,
+    );
     const alone = await alternating(
       () => send('GET', pair.rest, headers),
       () => send('POST', '/mcp', mcpHeaders, body(pair.tool, pair.args)),
