@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres.ts';
@@ -16,6 +17,7 @@ import {
   setAlertPacks,
   verifyEmail,
 } from '../../src/platform/organizations.ts';
+import { paced } from '../support/paced.ts';
 import { freePort, ROOT, spawnService, waitReady } from '../support/service.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -109,13 +111,16 @@ try {
   });
   const get = await cannon({ url: `${serviceUrl}/v1/alerts/${alert.id}`, headers: { 'x-api-key': key } });
   const baseline = await cannon({ url: `http://127.0.0.1:${barePort}/alerts/${alert.id}` });
-  // Latency is judged at the target rate (40% of the bare route's), not at saturation.
+  // Latency is judged at the target rate (40% of the bare route's), evenly paced, not at saturation.
   const targetRate = Math.floor(baseline.requests.average * 0.4);
-  const paced = await cannon({
-    url: `${serviceUrl}/v1/alerts/${alert.id}`,
-    headers: { 'x-api-key': key },
-    overallRate: targetRate,
-  });
+  const pool = new Pool(serviceUrl, { connections: CONNECTIONS, pipelining: 1 });
+  const getOne = { path: `/v1/alerts/${alert.id}`, headers: { 'x-api-key': key } };
+  await paced(pool, getOne, { rate: targetRate, seconds: 2 }); // this client's code compiled first
+  const atRate = await paced(pool, getOne, { rate: targetRate, seconds: DURATION });
+  await pool.close();
+  const times = atRate.times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!;
+  const p99 = at(0.99);
 
   const row = (name: string, result: autocannon.Result) =>
     `${name.padEnd(34)} ${result.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(result.latency.p50).padStart(4)} ms   p99 ${String(result.latency.p99).padStart(4)} ms   non-2xx ${result.non2xx}  errors ${result.errors}`;
@@ -126,9 +131,11 @@ try {
   console.log(row('POST /v1/projects/{id}/alerts', create));
   console.log(row('GET /v1/alerts/{id}', get));
   console.log(row('bare fastify + pg, one row', baseline));
-  console.log(row(`GET /v1/alerts/{id} at ${targetRate} req/s`, paced));
   console.log(
-    `GET / bare = ${(ratio * 100).toFixed(1)}%  (target ≥ 40%: ${ratio >= 0.4 ? 'met' : 'NOT met'});  GET p99 at ${targetRate} req/s: ${paced.latency.p99} ms (target < 20 ms: ${paced.latency.p99 < 20 ? 'met' : 'NOT met'})`,
+    `${`GET /v1/alerts/{id} at ${targetRate} req/s`.padEnd(34)} ${times.length} answers   p50 ${at(0.5).toFixed(1)} ms   p99 ${p99.toFixed(1)} ms   failed ${atRate.failures}`,
+  );
+  console.log(
+    `GET / bare = ${(ratio * 100).toFixed(1)}%  (target ≥ 40%: ${ratio >= 0.4 ? 'met' : 'NOT met'});  GET p99 at ${targetRate} req/s: ${p99.toFixed(1)} ms (target < 20 ms: ${p99 < 20 && atRate.failures === 0 ? 'met' : 'NOT met'})`,
   );
 } finally {
   for (const child of children) child.kill('SIGTERM');
