@@ -20,6 +20,7 @@ import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
 import { paced } from '../support/paced.ts';
+import { percentile } from '../support/percentile.ts';
 import { freePort, spawnService, waitFor } from '../support/service.ts';
 import { benchCatalog } from './seed.ts';
 
@@ -38,9 +39,6 @@ function cannon(options: autocannon.Options, duration = DURATION) {
     );
   });
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 
 const oneAtATime = new Agent({ keepAlive: true, maxSockets: 1 });
 
