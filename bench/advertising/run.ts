@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { refreshLeaderboardSnapshots } from '../../src/advertising/leaderboard.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
+import { percentile } from '../support/percentile.ts';
 import { advertisingApp } from './app.ts';
 import { generateCorpus } from './generate.ts';
 
@@ -80,10 +81,9 @@ async function measure(
     if (response.statusCode !== 200) throw new Error(`${label}: ${response.statusCode} ${response.body}`);
   }
   times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]!.toFixed(1);
-  const p99 = Number(at(0.99));
+  const p99 = Number(percentile(times, 99).toFixed(1));
   console.log(
-    `${label}: p50 ${at(0.5)} ms, p99 ${p99} ms (target < ${target} ms) ${p99 < target ? 'ok' : 'MISSED'}`,
+    `${label}: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${p99} ms (target < ${target} ms) ${p99 < target ? 'ok' : 'MISSED'}`,
   );
   return p99;
 }

@@ -27,6 +27,7 @@ import { startEarshot } from '../../test/e2e/harness.ts';
 import { entityEvent, episodeEvent } from '../../test/fixtures/events.ts';
 import { TEST_DATABASE_URL } from '../../test/support/db.ts';
 import { testTls } from '../../test/support/tls.ts';
+import { percentile } from '../support/percentile.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 6000);
@@ -78,9 +79,6 @@ async function until(check: () => boolean, ms: number, what: string) {
     await sleep(20);
   }
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function throughput(tlsDir: string) {
   const receiver = await startReceiver(tlsDir);

@@ -16,6 +16,7 @@ import { startFacilitator } from '../../test/support/chain/facilitator.ts';
 import { startLocalChain } from '../../test/support/chain/local-chain.ts';
 import { payerClient } from '../../test/support/chain/payer.ts';
 import { TEST_DATABASE_URL } from '../../test/support/db.ts';
+import { percentile } from '../support/percentile.ts';
 import { freePort, spawnService, waitFor } from '../support/service.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? TEST_DATABASE_URL;
@@ -23,8 +24,6 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const schema = `bench_x402_${randomBytes(4).toString('hex')}`;
 const schemaUrl = `${BASE_URL}${BASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema},public`)}`;
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
