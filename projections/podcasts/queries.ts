@@ -32,9 +32,10 @@ export interface PodcastFilters {
 
 /**
  * A search's title matches computed in the api process from the catalog as snapshot `seen` (a
- * pg_snapshot as text) saw it; the statement finds those of shows written since (migration 0268).
+ * pg_snapshot as text) saw it, with each show's popularity as it saw it (null when none); the
+ * statement finds those of shows written since (migration 0268).
  */
-export type SeenTitleHits = TitleHits & { seen: string };
+export type SeenTitleHits = TitleHits & { seen: string; popularities: (number | null)[] };
 
 /** The share of a show's episodes a topic must reach for topic_id to match it. */
 export const TOPIC_SHARE = 0.2;
@@ -75,30 +76,37 @@ function searchHits(
   params: Params,
   q: string,
   given: SeenTitleHits | undefined,
-  top?: { rows: number; sort: 'relevance' | 'popularity' },
-): string {
+  top: { rows: number; sort: 'relevance' | 'popularity' } | undefined,
+  prune: boolean,
+): { sql: string; stale?: string } {
   const query = params.p(q, 'text');
   const title = titleQuery(q);
   const words = params.p(title.words, 'text[]');
   const allWords = params.p(title.allWords, 'text[]');
   const rows = top && params.p(top.rows, 'int');
   const enough = top?.sort === 'relevance' ? rows : '0';
-  const episodes =
-    q.split(' ').length >= EPISODE_TITLE_MIN_WORDS
-      ? `union all
+  const byEpisodes = q.split(' ').length >= EPISODE_TITLE_MIN_WORDS;
+  const kept =
+    prune && given && top ? withoutOutranked(given, top, byEpisodes ? 1 : DESCRIPTION_SCORE) : undefined;
+  const ownHits = kept ?? given;
+  const seen = ownHits && params.p(ownHits.seen, 'text');
+  const givenIds = ownHits && params.p(ownHits.ids, 'text[]');
+  const episodes = byEpisodes
+    ? `union all
          select m.podcast_id, 'fuzzy', m.score * 0.95, p.popularity
            from podcast_episode_title_matches(${query}, 0.5) m join podcasts p on p.id = m.podcast_id`
-      : '';
+    : '';
   const order =
     top?.sort === 'relevance'
       ? "(quality = 'exact') desc, (quality = 'prefix') desc, score desc, popularity desc nulls last, id"
       : 'popularity desc nulls last, id';
-  return `
+  const sql = `
+    ${seen ? `${unseenShows(seen)},` : ''}
     hits (id, quality, score, popularity) as (
-      ${given ? givenTitleHits(params, query, words, allWords, given) : `select * from podcast_title_hits(${query}, ${words}, ${allWords}, ${enough})`}
+      ${ownHits && seen && givenIds ? givenTitleHits(params, query, words, allWords, ownHits, seen, givenIds) : `select * from podcast_title_hits(${query}, ${words}, ${allWords}, ${enough})`}
       ${episodes}
       union all
-      select p.id, 'description', 0.25, p.popularity
+      select p.id, 'description', ${DESCRIPTION_SCORE}, p.popularity
         from podcasts p
        where to_tsvector('simple', coalesce(p.search_description, '')) @@ plainto_tsquery('simple', ${query})
     ),
@@ -110,11 +118,78 @@ function searchHits(
           from hits group by id) shows
        ${top ? `order by ${order} limit ${rows}` : ''}
     )`;
+  // The outranked hits were left out on the assurance that the kept ones stay; one of them written
+  // or removed since the snapshot voids it.
+  return kept ? { sql, stale: `exists (select 1 from unseen_shows where id = any(${givenIds}))` } : { sql };
+}
+
+/** The score of a match by description words only. */
+const DESCRIPTION_SCORE = 0.25;
+const QUALITY_RANK = { exact: 0, prefix: 1, fuzzy: 2 } as const;
+
+/**
+ * Given title hits less those that cannot be among the first `top.rows` of the ranking: a show's
+ * other hits (its episodes', its description's) never better its title's quality, and raise its
+ * score to at most `cap`, so a hit ranks at worst as its own quality and score say and at best as
+ * its quality and the greater of its score and `cap` say. A hit whose best falls after the worst of
+ * `top.rows` others is outranked whatever their other hits (ties are kept: ids are not compared).
+ * Undefined when none is left out. Valid while none of the kept shows is written since the snapshot.
+ */
+export function withoutOutranked(
+  given: SeenTitleHits,
+  top: { rows: number; sort: 'relevance' | 'popularity' },
+  cap: number,
+): SeenTitleHits | undefined {
+  const n = given.ids.length;
+  // the assurance counts shows: each once
+  if (n <= top.rows || new Set(given.ids).size !== n) return undefined;
+  const { qualities, scores, popularities } = given;
+  const quality = (i: number) => QUALITY_RANK[qualities[i] as keyof typeof QUALITY_RANK];
+  const score = (i: number) => scores[i] as number;
+  const popularity = (i: number) => popularities[i] ?? null;
+  // negative when hit a, with score sa, ranks before hit b with score sb; 0 on a tie but for ids
+  const compare = (a: number, sa: number, b: number, sb: number) => {
+    if (top.sort === 'relevance' && quality(a) !== quality(b)) return quality(a) - quality(b);
+    if (top.sort === 'relevance' && sa !== sb) return sb - sa;
+    const pa = popularity(a);
+    const pb = popularity(b);
+    return pa === pb ? 0 : pa === null ? 1 : pb === null ? -1 : pb - pa;
+  };
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compare(a, score(a), b, score(b)));
+  const worst = order[top.rows - 1] as number;
+  const keep: number[] = [];
+  for (let i = 0; i < n; i++) if (compare(i, Math.max(score(i), cap), worst, score(worst)) <= 0) keep.push(i);
+  if (keep.length === n) return undefined;
+  return {
+    ...given,
+    ids: keep.map((i) => given.ids[i] as string),
+    qualities: keep.map((i) => given.qualities[i] as TitleHits['qualities'][number]),
+    scores: keep.map(score),
+    popularities: keep.map(popularity),
+  };
 }
 
 /**
- * The title matches the api process found, less those of shows written since its snapshot, and the
- * matches podcast_title_hits_among finds among those shows and the ones it left to it (migration 0268).
+ * SQL: the CTE `unseen_shows`, the shows written or removed since the snapshot `seen` (the first
+ * part is podcasts_written_since, written out: a call plans the function's statement each time).
+ */
+const unseenShows = (seen: string) => `
+    unseen_shows (id) as (
+      select l.podcast_id from podcast_list l
+       where l.ancestry = ''
+         and l.changed >= pg_snapshot_xmin(${seen}::pg_snapshot)
+         and not pg_visible_in_snapshot(l.changed, ${seen}::pg_snapshot)
+      union all
+      select r.podcast_id from podcast_list_removed r
+       where r.changed >= pg_snapshot_xmin(${seen}::pg_snapshot)
+         and not pg_visible_in_snapshot(r.changed, ${seen}::pg_snapshot)
+    )`;
+
+/**
+ * The title matches the api process found, less those of shows written or removed since its
+ * snapshot, and the matches podcast_title_hits_among finds among the shows written since and the
+ * ones it left to it (migration 0268). A show the snapshot saw and no transaction wrote since has
+ * the popularity the snapshot saw, so the statement does not read it again.
  */
 function givenTitleHits(
   params: Params,
@@ -122,19 +197,27 @@ function givenTitleHits(
   words: string,
   allWords: string,
   given: SeenTitleHits,
+  seen: string,
+  ids: string,
 ) {
-  const seen = params.p(given.seen, 'text');
-  return `select h.id, h.quality, h.score, p.popularity
-            from unnest(${params.p(given.ids, 'text[]')}, ${params.p(given.qualities, 'text[]')},
-                        ${params.p(given.scores, 'float8[]')}) as h(id, quality, score)
-            join podcasts p on p.id = h.id
-           where h.id not in (select podcasts_written_since(${seen}))
+  const others = params.p(given.others, 'text[]');
+  return `select h.id, h.quality, h.score, h.popularity
+            from unnest(${ids}, ${params.p(given.qualities, 'text[]')},
+                        ${params.p(given.scores, 'float8[]')}, ${params.p(given.popularities, 'float8[]')})
+                 as h(id, quality, score, popularity)
+           where h.id not in (select id from unseen_shows)
           union all
-          select * from podcast_title_hits_among(${query}, ${words}, ${allWords}, ${params.p(given.others, 'text[]')}, ${seen})`;
+          select * from podcast_title_hits_among(${query}, ${words}, ${allWords}, ${others}, ${seen})
+           -- its candidates are these shows: none, and it is not called
+           where cardinality(${others}) > 0 or exists (select 1 from unseen_shows)`;
 }
 
-/** A page's statement up to its `page` CTE (the page's ids, match qualities and ranks), and its parameters. */
-function pageStatement(f: PodcastFilters, limit: number, offset: number) {
+/**
+ * A page's statement up to its `page` CTE (the page's ids, match qualities and ranks), and its
+ * parameters. `prune`: given title hits that cannot reach the page may be left out; `stale` is then
+ * the SQL of a boolean telling that the page must be read again without.
+ */
+function pageStatement(f: PodcastFilters, limit: number, offset: number, prune = false) {
   const params = new Params();
   const ctes: string[] = [];
   const where: string[] = [];
@@ -178,15 +261,18 @@ function pageStatement(f: PodcastFilters, limit: number, offset: number) {
   if (f.publishingStatus === 'dormant') where.push(`l.latest_episode_published_at < ${windowStart()}`);
 
   // The search's hits are ranked before the page's CTE; with no other filter its rows are the page's.
-  if (q)
-    ctes.push(
-      searchHits(
-        params,
-        q,
-        f.titleHits,
-        f.topicId === undefined && where.length === 1 ? { rows: offset + limit, sort: f.sort } : undefined,
-      ),
+  let stale: string | undefined;
+  if (q) {
+    const hits = searchHits(
+      params,
+      q,
+      f.titleHits,
+      f.topicId === undefined && where.length === 1 ? { rows: offset + limit, sort: f.sort } : undefined,
+      prune,
     );
+    ctes.push(hits.sql);
+    stale = hits.stale;
+  }
   if (q && f.sort === 'relevance')
     order.push("(r.quality = 'exact') desc", "(r.quality = 'prefix') desc", 'r.score desc');
   else if (f.topicId !== undefined && f.sort === 'relevance') order.push('l.share desc');
@@ -203,7 +289,7 @@ function pageStatement(f: PodcastFilters, limit: number, offset: number) {
        order by ${order.join(', ')}
        limit ${params.p(limit, 'int')} offset ${params.p(offset, 'int')}
     )`);
-  return { with: `with ${ctes.join(',')}`, params, now };
+  return { with: `with ${ctes.join(',')}`, params, now, stale };
 }
 
 /**
@@ -240,16 +326,30 @@ export async function listPodcastStamps(
   f: PodcastFilters,
   limit: number,
   offset: number,
+  prune = true,
 ): Promise<PodcastItemStamp[]> {
-  const page = pageStatement(f, limit, offset);
-  const { rows } = await db.query<PodcastItemStamp & { quality: MatchQuality | null }>(
-    `${page.with}
-     select page.quality, ${stampColumns(page.now())}
-       from page join podcast_list li on li.podcast_id = page.id and li.ancestry = ''
-      order by page.rank`,
+  const page = pageStatement(f, limit, offset, prune);
+  const stamps = `page join podcast_list li on li.podcast_id = page.id and li.ancestry = ''`;
+  type Row = Omit<PodcastItemStamp, 'id'> & {
+    id: string | null;
+    quality: MatchQuality | null;
+    stale?: boolean;
+  };
+  const { rows } = await db.query<Row>(
+    page.stale
+      ? // a row at least, for the flag, when the page is empty
+        `${page.with}
+         select s.stale, page.quality, ${stampColumns(page.now())}
+           from (select ${page.stale} as stale) s left join (${stamps}) on true
+          order by page.rank`
+      : `${page.with}
+         select page.quality, ${stampColumns(page.now())} from ${stamps} order by page.rank`,
     page.params.values,
   );
-  return rows.map(({ quality, ...stamp }) => (quality ? { ...stamp, matchQuality: quality } : stamp));
+  if (rows[0]?.stale) return listPodcastStamps(db, f, limit, offset, false);
+  return rows.flatMap(({ quality, stale: _, id, ...stamp }) =>
+    id === null ? [] : [{ ...stamp, id, ...(quality ? { matchQuality: quality } : {}) }],
+  );
 }
 
 /** Shows' stamps (listPodcastStamps) by id, in no particular order. */

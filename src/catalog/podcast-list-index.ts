@@ -266,7 +266,14 @@ export class PodcastListIndex {
     const check = await this.#checks.after('', () => readCheck(db));
     const state = await this.#current(db, check.version, performance.now());
     const hits = state?.titles.hits(query);
-    return state && hits && { ...hits, seen: state.snapshot };
+    if (!state || !hits) return undefined;
+    const popularities: (number | null)[] = [];
+    for (const id of hits.ids) {
+      const show = state.shows.get(id);
+      if (!show) return undefined;
+      popularities.push(Number.isNaN(show.popularity) ? null : show.popularity);
+    }
+    return { ...hits, seen: state.snapshot, popularities };
   }
 
   /** The state at `version` or later (a snapshot begun after `readAt`); undefined when none is ready. */
