@@ -1,3 +1,4 @@
+import { codePointCompare } from '../../src/catalog/code-points.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from '../../src/catalog/format-rules.ts';
 import { Params } from '../../src/catalog/sql.ts';
 import type { TitleHits, TitleQuery } from '../../src/catalog/title-trigrams.ts';
@@ -86,9 +87,11 @@ function searchHits(
   const rows = top && params.p(top.rows, 'int');
   const enough = top?.sort === 'relevance' ? rows : '0';
   const byEpisodes = q.split(' ').length >= EPISODE_TITLE_MIN_WORDS;
-  const kept =
+  const left =
     prune && given && top ? withoutOutranked(given, top, byEpisodes ? 1 : DESCRIPTION_SCORE) : undefined;
-  const ownHits = kept ?? given;
+  const sent = left ?? given;
+  const ownHits = sent && sent.ids.length + sent.others.length <= MAX_GIVEN_HITS ? sent : undefined;
+  const kept = ownHits && left;
   const seen = ownHits && params.p(ownHits.seen, 'text');
   const givenIds = ownHits && params.p(ownHits.ids, 'text[]');
   const episodes = byEpisodes
@@ -123,6 +126,8 @@ function searchHits(
   return kept ? { sql, stale: `exists (select 1 from unseen_shows where id = any(${givenIds}))` } : { sql };
 }
 
+/** Past this many title matches to send, the trigram index finds them for less than their parameters cost. */
+const MAX_GIVEN_HITS = 2_000;
 /** The score of a match by description words only. */
 const DESCRIPTION_SCORE = 0.25;
 const QUALITY_RANK = { exact: 0, prefix: 1, fuzzy: 2 } as const;
@@ -131,9 +136,10 @@ const QUALITY_RANK = { exact: 0, prefix: 1, fuzzy: 2 } as const;
  * Given title hits less those that cannot be among the first `top.rows` of the ranking: a show's
  * other hits (its episodes', its description's) never better its title's quality, and raise its
  * score to at most `cap`, so a hit ranks at worst as its own quality and score say and at best as
- * its quality and the greater of its score and `cap` say. A hit whose best falls after the worst of
- * `top.rows` others is outranked whatever their other hits (ties are kept: ids are not compared).
- * Undefined when none is left out. Valid while none of the kept shows is written since the snapshot.
+ * its quality and the greater of its score and `cap` say. A hit whose best ranks after the worst of
+ * the first `top.rows` is outranked whatever their other hits. Ids break ties by code point: the
+ * list index gives hits only from a database that sorts them so. Undefined when none is left out.
+ * Valid while none of the kept shows is written or removed since the snapshot.
  */
 export function withoutOutranked(
   given: SeenTitleHits,
@@ -143,30 +149,62 @@ export function withoutOutranked(
   const n = given.ids.length;
   // the assurance counts shows: each once
   if (n <= top.rows || new Set(given.ids).size !== n) return undefined;
-  const { qualities, scores, popularities } = given;
+  const { ids, qualities, scores, popularities } = given;
   const quality = (i: number) => QUALITY_RANK[qualities[i] as keyof typeof QUALITY_RANK];
   const score = (i: number) => scores[i] as number;
   const popularity = (i: number) => popularities[i] ?? null;
-  // negative when hit a, with score sa, ranks before hit b with score sb; 0 on a tie but for ids
+  // negative when hit a, with score sa, ranks before hit b with score sb
   const compare = (a: number, sa: number, b: number, sb: number) => {
     if (top.sort === 'relevance' && quality(a) !== quality(b)) return quality(a) - quality(b);
     if (top.sort === 'relevance' && sa !== sb) return sb - sa;
     const pa = popularity(a);
     const pb = popularity(b);
-    return pa === pb ? 0 : pa === null ? 1 : pb === null ? -1 : pb - pa;
+    if (pa !== pb) return pa === null ? 1 : pb === null ? -1 : pb - pa;
+    return codePointCompare(ids[a] as string, ids[b] as string);
   };
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compare(a, score(a), b, score(b)));
-  const worst = order[top.rows - 1] as number;
+  const worst = nthFirst(n, top.rows, (a, b) => compare(a, score(a), b, score(b)));
   const keep: number[] = [];
   for (let i = 0; i < n; i++) if (compare(i, Math.max(score(i), cap), worst, score(worst)) <= 0) keep.push(i);
   if (keep.length === n) return undefined;
   return {
     ...given,
-    ids: keep.map((i) => given.ids[i] as string),
-    qualities: keep.map((i) => given.qualities[i] as TitleHits['qualities'][number]),
+    ids: keep.map((i) => ids[i] as string),
+    qualities: keep.map((i) => qualities[i] as TitleHits['qualities'][number]),
     scores: keep.map(score),
     popularities: keep.map(popularity),
   };
+}
+
+/** Of 0 … n - 1 ordered by `compare`, the k-th (1 ≤ k ≤ n): a heap of the first k seen, the last on top. */
+function nthFirst(n: number, k: number, compare: (a: number, b: number) => number): number {
+  const heap: number[] = [];
+  const sink = (at: number) => {
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let last = at;
+      if (left < heap.length && compare(heap[left] as number, heap[last] as number) > 0) last = left;
+      if (right < heap.length && compare(heap[right] as number, heap[last] as number) > 0) last = right;
+      if (last === at) return;
+      [heap[at], heap[last]] = [heap[last] as number, heap[at] as number];
+      at = last;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    if (heap.length < k) {
+      heap.push(i);
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (compare(heap[at] as number, heap[parent] as number) <= 0) break;
+        [heap[at], heap[parent]] = [heap[parent] as number, heap[at] as number];
+        at = parent;
+      }
+    } else if (compare(i, heap[0] as number) < 0) {
+      heap[0] = i;
+      sink(0);
+    }
+  }
+  return heap[0] as number;
 }
 
 /**

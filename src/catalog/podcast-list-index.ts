@@ -9,6 +9,7 @@ import {
   topicAncestry,
 } from '../../projections/podcasts/queries.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { codePointCompare } from './code-points.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
 import { readModelVersionsSql } from './response-cache.ts';
 import { SharedReads } from './shared-reads.ts';
@@ -51,23 +52,6 @@ const instantKey = (column: string) =>
 /** SQL: a request's instant less `days` days, as the SQL path computes it (in the session's time zone), in epoch ms. */
 const daysBefore = (now: string, days: number) =>
   `floor(extract(epoch from ${now} - interval '${days} days') * 1000)::float8`;
-
-/** Text in the order PostgreSQL sorts it under a C-like collation: by code point (UTF-16 units differ above U+D7FF). */
-export function codePointCompare(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      // surrogates (code points above U+FFFF) after U+E000–U+FFFF
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x < y ? -1 : 1;
-  }
-  return a.length - b.length;
-}
 
 interface ListRow {
   podcast_id: string;

@@ -10,8 +10,6 @@
 /** pg_trgm.similarity_threshold and pg_trgm.word_similarity_threshold as podcast_title_hits sets them. */
 const SIMILARITY = 0.4;
 const WORD_SIMILARITY = 0.6;
-/** Past this many matches, PostgreSQL's trigram index finds them for less than their parameters cost. */
-const MAX_HITS = 2_000;
 /**
  * Past this many titles left to PostgreSQL, checking each by key costs about what the trigram
  * index does: searches go to it as before.
@@ -227,8 +225,8 @@ export class TitleTrigrams {
 
   /**
    * The shows podcast_title_hits finds for a plain `q` by title similarity either way round or by
-   * shared words, with its qualities and scores; undefined when q is not plain, or when they or the
-   * titles left to PostgreSQL are too many.
+   * shared words, with its qualities and scores (however many: the statement decides how many it
+   * takes); undefined when q is not plain, or when the titles left to PostgreSQL are too many.
    */
   hits(query: TitleQuery): TitleHits | undefined {
     const q = query.q;
@@ -361,7 +359,7 @@ export class TitleTrigrams {
       }
     }
     for (const slot of touched) counts[slot] = 0;
-    return out.ids.length + out.others.length > MAX_HITS ? undefined : out;
+    return out;
   }
 
   #add(id: string, title: string, text: readonly string[]) {

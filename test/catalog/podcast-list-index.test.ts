@@ -8,7 +8,8 @@ import { catalogEpisodesProjection } from '../../projections/catalog-episodes/pr
 import { podcastFormatsProjection } from '../../projections/podcast-formats/projection.ts';
 import { podcastsProjection } from '../../projections/podcasts/projection.ts';
 import { listPodcastStamps, type PodcastFilters, titleQuery } from '../../projections/podcasts/queries.ts';
-import { codePointCompare, PodcastListIndex } from '../../src/catalog/podcast-list-index.ts';
+import { codePointCompare } from '../../src/catalog/code-points.ts';
+import { PodcastListIndex } from '../../src/catalog/podcast-list-index.ts';
 import { searchKey } from '../../src/catalog/search-key.ts';
 import { ancestryPathHash } from '../../src/catalog/topics.ts';
 import type { IngestEvent } from '../../src/ingestion/events.ts';

@@ -146,3 +146,55 @@ describe.each(ENGINES)('title matches left out of a search on %s', (engine) => {
     }
   }, 300_000);
 });
+
+describe.each(ENGINES)('a search of more than 2,000 title matches on %s', (engine) => {
+  let h: CatalogHarness;
+  const index = new PodcastListIndex(2 ** 24);
+  const SHOWS = 2_500;
+
+  beforeAll(async () => {
+    h = await catalogHarness(engine);
+    // ties on purpose: most titles score alike, and a few popularity values (some none)
+    await h.ingest(
+      Array.from({ length: SHOWS }, (_, i) =>
+        podcastEvent({
+          id: `many-${i}`,
+          title: `Show Number ${i}`,
+          language: i % 2 ? 'en' : 'fr',
+          ...(i % 5 === 0 ? {} : { popularity: (i % 4) / 4 }),
+        }),
+      ),
+    );
+  }, 300_000);
+  afterAll(() => h?.close());
+
+  it('sends the matches that can reach a search-only page, and leaves a filtered one to SQL', async () => {
+    const random = prng(9);
+    for (let i = 0; i < 40; i++) {
+      const q = ['show number', 'show numbr', 'number'][i % 3] as string;
+      const f: PodcastFilters = {
+        q,
+        sort: i % 2 ? 'relevance' : 'popularity',
+        now: NOW,
+        ...(i % 4 === 3 ? { language: 'en' } : {}),
+      };
+      const limit = 1 + Math.floor(random() * 25);
+      const offset = random() < 0.4 ? Math.floor(random() * 200) : 0;
+      let titleHits: SeenTitleHits | undefined;
+      for (let wait = 0; !titleHits && wait < 200; wait++) {
+        titleHits = await index.titleHits(h.db, titleQuery(q));
+        if (!titleHits) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      if (!titleHits) throw new Error('the index never loaded');
+      expect(titleHits.ids.length).toBeGreaterThan(2_000);
+      if (!f.language)
+        expect(
+          withoutOutranked(titleHits, { rows: offset + limit, sort: f.sort }, 0.25)?.ids.length,
+        ).toBeLessThan(2_000);
+      expect(
+        await listPodcastStamps(h.db, { ...f, titleHits }, limit, offset),
+        JSON.stringify({ f, limit, offset }),
+      ).toEqual(await listPodcastStamps(h.db, f, limit, offset));
+    }
+  }, 300_000);
+});
