@@ -87,11 +87,10 @@ function searchHits(
   const rows = top && params.p(top.rows, 'int');
   const enough = top?.sort === 'relevance' ? rows : '0';
   const byEpisodes = q.split(' ').length >= EPISODE_TITLE_MIN_WORDS;
-  const left =
+  const pruned =
     prune && given && top ? withoutOutranked(given, top, byEpisodes ? 1 : DESCRIPTION_SCORE) : undefined;
-  const sent = left ?? given;
+  const sent = pruned ?? given;
   const ownHits = sent && sent.ids.length + sent.others.length <= MAX_GIVEN_HITS ? sent : undefined;
-  const kept = ownHits && left;
   const seen = ownHits && params.p(ownHits.seen, 'text');
   const givenIds = ownHits && params.p(ownHits.ids, 'text[]');
   const episodes = byEpisodes
@@ -123,7 +122,9 @@ function searchHits(
     )`;
   // The outranked hits were left out on the assurance that the kept ones stay; one of them written
   // or removed since the snapshot voids it.
-  return kept ? { sql, stale: `exists (select 1 from unseen_shows where id = any(${givenIds}))` } : { sql };
+  return ownHits && pruned
+    ? { sql, stale: `exists (select 1 from unseen_shows where id = any(${givenIds}))` }
+    : { sql };
 }
 
 /** Past this many title matches to send, the trigram index finds them for less than their parameters cost. */
