@@ -209,15 +209,13 @@ function nthFirst(n: number, k: number, compare: (a: number, b: number) => numbe
 }
 
 /**
- * SQL: the CTE `unseen_shows`, the shows written or removed since the snapshot `seen` (the first
- * part is podcasts_written_since, written out: a call plans the function's statement each time).
+ * SQL: the CTE `unseen_shows`, the shows written or removed since the snapshot `seen`
+ * (podcasts_written_since in FROM, where PostgreSQL inlines it: called in a select list, it planned
+ * its statement on every call).
  */
 const unseenShows = (seen: string) => `
     unseen_shows (id) as (
-      select l.podcast_id from podcast_list l
-       where l.ancestry = ''
-         and l.changed >= pg_snapshot_xmin(${seen}::pg_snapshot)
-         and not pg_visible_in_snapshot(l.changed, ${seen}::pg_snapshot)
+      select w from podcasts_written_since(${seen}) w
       union all
       select r.podcast_id from podcast_list_removed r
        where r.changed >= pg_snapshot_xmin(${seen}::pg_snapshot)
