@@ -1,3 +1,4 @@
+import { ByteLru } from '../byte-lru.ts';
 import type { EventStore, ExpectedRevision } from '../eventstore/port.ts';
 import { loadAlert } from './alert.ts';
 
@@ -26,17 +27,17 @@ export interface AlertSlotReleased {
 export type AlertQuotaEvent = AlertSlotTaken | AlertSlotReleased;
 
 /** The slots held: alert id → when its slot was taken. */
-export type QuotaSlots = Map<string, string>;
+export type QuotaSlots = ReadonlyMap<string, string>;
 
-export function evolveQuota(slots: ReadonlyMap<string, string>, event: AlertQuotaEvent): QuotaSlots {
-  const next = new Map(slots);
+/** One event applied to the slots in place. */
+function applyQuota(slots: Map<string, string>, event: AlertQuotaEvent) {
   switch (event.type) {
     case 'AlertSlotTaken':
-      next.set(event.data.alertId, event.data.takenAt);
-      return next;
+      slots.set(event.data.alertId, event.data.takenAt);
+      return;
     case 'AlertSlotReleased':
-      next.delete(event.data.alertId);
-      return next;
+      slots.delete(event.data.alertId);
+      return;
     default: {
       const unhandled: never = event;
       return unhandled;
@@ -52,18 +53,44 @@ export interface QuotaDeps {
   now(): Date;
 }
 
-export async function loadQuota(
-  store: Pick<EventStore, 'readStream'>,
-  organizationId: string,
-): Promise<{ state: QuotaSlots; revision: ExpectedRevision }> {
-  const events = await store.readStream(alertQuotaStream(organizationId));
-  return {
-    state: events.reduce(
-      (slots, event) => evolveQuota(slots, { type: event.type, data: event.data } as AlertQuotaEvent),
-      new Map<string, string>(),
-    ),
-    revision: events.length === 0 ? 'no_stream' : events.at(-1)!.revision,
-  };
+/** An organization's slots as of a revision of its quota stream. */
+export interface LoadedQuota {
+  state: QuotaSlots;
+  revision: ExpectedRevision;
+}
+
+/** Organizations' slots kept per process, in bytes (a slot: two short strings and a map entry). */
+const QUOTA_CACHE_BYTES = 8 * 1024 * 1024;
+const SLOT_BYTES = 160;
+const ENTRY_BYTES = 256;
+const revisionOf = (quota: LoadedQuota | undefined) =>
+  typeof quota?.revision === 'number' ? quota.revision : -1;
+
+/**
+ * Reads organizations' quota streams (docs/alerts.md, "Allowance and concurrency"). The slots last
+ * read are kept per process, so a load reads only the events appended since: a stream gains an
+ * event for every activation, and reading all of it for each one made an organization's creations
+ * slower with every active alert it had.
+ */
+export class QuotaReader {
+  readonly #loaded = new ByteLru<LoadedQuota>(QUOTA_CACHE_BYTES);
+
+  constructor(private readonly store: Pick<EventStore, 'readStream'>) {}
+
+  async load(organizationId: string): Promise<LoadedQuota> {
+    const known = this.#loaded.get(organizationId);
+    const events = await this.store.readStream(alertQuotaStream(organizationId), {
+      fromRevision: revisionOf(known) + 1,
+    });
+    if (known && events.length === 0) return known;
+    const slots = new Map(known?.state);
+    for (const event of events) applyQuota(slots, { type: event.type, data: event.data } as AlertQuotaEvent);
+    const loaded: LoadedQuota = { state: slots, revision: events.at(-1)?.revision ?? 'no_stream' };
+    // Loads of one organization may overlap: the later revision stays.
+    if (revisionOf(this.#loaded.get(organizationId)) <= revisionOf(loaded))
+      this.#loaded.set(organizationId, loaded, ENTRY_BYTES + SLOT_BYTES * slots.size);
+    return loaded;
+  }
 }
 
 /** Takes a slot before the alert becomes active; a concurrent taker makes it a WrongExpectedRevisionError. */

@@ -27,7 +27,7 @@ import {
 } from './decide.ts';
 import { type DisableTokens, hashDisableToken, isWellFormedDisableToken } from './disable-tokens.ts';
 import { type AlertPatch, parseAlertDraft, parseAlertPatch, referencesOf } from './input.ts';
-import { loadQuota, reconcileSlot, releaseSlot, releaseStaleSlots, takeSlot } from './quota.ts';
+import { QuotaReader, reconcileSlot, releaseSlot, releaseStaleSlots, takeSlot } from './quota.ts';
 import { type AlertResource, alertResource } from './resource.ts';
 import { activeAlertAllowance, type Plan } from './values.ts';
 
@@ -94,9 +94,11 @@ export class AlertService {
   readonly #deps: AlertServiceDeps;
   /** Per organization, the tail of the in-process queue of commands that may take a slot. */
   readonly #activations = new Map<string, Promise<unknown>>();
+  readonly #quotas: QuotaReader;
 
   constructor(deps: AlertServiceDeps) {
     this.#deps = deps;
+    this.#quotas = new QuotaReader(deps.store);
   }
 
   async create(caller: Caller, body: unknown): Promise<AlertResource> {
@@ -278,7 +280,7 @@ export class AlertService {
     try {
       for (let attempt = 1; ; attempt++) {
         const current = await this.#load(alertId);
-        const quota = await loadQuota(store, organizationId);
+        const quota = await this.#quotas.load(organizationId);
         let activeElsewhere = [...quota.state.keys()].filter((id) => id !== alertId).length;
         const allowance = activeAlertAllowance(plan.plan, plan.alertPacks);
         if (mayActivate && allowance !== null && activeElsewhere >= allowance) {

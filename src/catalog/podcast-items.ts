@@ -11,9 +11,9 @@ import {
   podcastItemStamps,
   titleQuery,
 } from '../../projections/podcasts/queries.ts';
+import { ByteLru } from '../byte-lru.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { pageOf } from '../http/pagination.ts';
-import { ByteLru } from './byte-lru.ts';
 import { publishingStatus } from './format-rules.ts';
 import type { PodcastListIndex } from './podcast-list-index.ts';
 import { compactFormatSchema, podcastSchema } from './schemas.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { entitiesProjection } from '../../projections/entities/projection.ts';
+import { ByteLru } from '../byte-lru.ts';
 import type { Queryable } from '../db/db.ts';
-import { ByteLru } from './byte-lru.ts';
 import { ACTIVE_WINDOW_DAYS, BRIEFLY_TRACKED_DAYS } from './format-rules.ts';
 import { SharedReads } from './shared-reads.ts';
 

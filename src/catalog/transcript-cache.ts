@@ -4,8 +4,8 @@ import {
   type TranscriptRow,
   transcriptVersion,
 } from '../../projections/transcripts/queries.ts';
+import { ByteLru } from '../byte-lru.ts';
 import type { Queryable } from '../db/db.ts';
-import { ByteLru } from './byte-lru.ts';
 
 interface Entry {
   version: string;

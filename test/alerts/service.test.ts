@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertStream } from '../../src/alerts/alert.ts';
-import { alertQuotaStream } from '../../src/alerts/quota.ts';
+import { alertQuotaStream, QuotaReader } from '../../src/alerts/quota.ts';
 import { AlertService, entitiesReadModel } from '../../src/alerts/service.ts';
 import { EarshotError } from '../../src/errors.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
@@ -263,6 +263,42 @@ describe.each(ENGINES)('the active-alert allowance on %s', (engine) => {
       },
     ]);
     expect((await failure(f.service.create(caller, alertBody()))).errorCode).toBe('add_on_required');
+  });
+
+  it('reads the slots appended since its last read as a whole read of the stream would', async () => {
+    const org = await createOrganization(f.db, { name: 'Slots', plan: 'TEAM' });
+    const stream = alertQuotaStream(org.id);
+    // Two readers kept across the appends, as in two processes; a new reader reads the whole stream.
+    const readers = [new QuotaReader(f.store), new QuotaReader(f.store)];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let step = 0; step < 60; step++) {
+      const events = Array.from({ length: 1 + next(3) }, () => {
+        const alertId = `alert-${next(8)}`;
+        return next(3)
+          ? {
+              type: 'AlertSlotTaken',
+              data: { organizationId: org.id, alertId, takenAt: `2026-01-01T00:00:${step}Z` },
+            }
+          : {
+              type: 'AlertSlotReleased',
+              data: { organizationId: org.id, alertId, releasedAt: '2026-01-02T00:00:00Z' },
+            };
+      });
+      await f.store.append(stream, events);
+      const whole = await new QuotaReader(f.store).load(org.id);
+      // Each reader misses some appends, and both may read at once.
+      const kept = await Promise.all(readers.filter(() => next(3) > 0).map((reader) => reader.load(org.id)));
+      for (const quota of kept) {
+        expect(quota.revision).toBe(whole.revision);
+        expect([...quota.state]).toEqual([...whole.state]);
+      }
+    }
+    const whole = await new QuotaReader(f.store).load(org.id);
+    expect(whole.revision).toBe((await f.store.readStream(stream)).length - 1);
   });
 
   it('refuses every alert on STARTER and GROWTH with resolve', async () => {
