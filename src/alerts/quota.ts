@@ -1,5 +1,5 @@
 import { ByteLru } from '../byte-lru.ts';
-import type { EventStore, ExpectedRevision } from '../eventstore/port.ts';
+import type { EventStore, ExpectedRevision, RecordedEvent } from '../eventstore/port.ts';
 import { loadAlert } from './alert.ts';
 
 /**
@@ -63,6 +63,9 @@ export interface LoadedQuota {
 const QUOTA_CACHE_BYTES = 8 * 1024 * 1024;
 const SLOT_BYTES = 160;
 const ENTRY_BYTES = 256;
+
+/** Slots as read, with the id of the event they were last read to. */
+type Kept = LoadedQuota & { lastEventId?: string };
 const revisionOf = (quota: LoadedQuota | undefined) =>
   typeof quota?.revision === 'number' ? quota.revision : -1;
 
@@ -73,19 +76,32 @@ const revisionOf = (quota: LoadedQuota | undefined) =>
  * slower with every active alert it had.
  */
 export class QuotaReader {
-  readonly #loaded = new ByteLru<LoadedQuota>(QUOTA_CACHE_BYTES);
+  readonly #loaded = new ByteLru<Kept>(QUOTA_CACHE_BYTES);
 
   constructor(private readonly store: Pick<EventStore, 'readStream'>) {}
 
   async load(organizationId: string): Promise<LoadedQuota> {
-    const known = this.#loaded.get(organizationId);
-    const events = await this.store.readStream(alertQuotaStream(organizationId), {
-      fromRevision: revisionOf(known) + 1,
-    });
+    const stream = alertQuotaStream(organizationId);
+    let known = this.#loaded.get(organizationId);
+    let events: RecordedEvent[] | undefined;
+    if (known?.lastEventId !== undefined) {
+      // From the event last read, which must still be there: a stream is only appended to, but a
+      // store restored from a backup or rebuilt may hold another history, and then it is read whole.
+      const tail = await this.store.readStream(stream, { fromRevision: revisionOf(known) });
+      if (tail[0]?.id === known.lastEventId) events = tail.slice(1);
+    }
+    if (!events) {
+      if (known) this.#loaded.delete(organizationId);
+      known = undefined;
+      events = await this.store.readStream(stream);
+    }
     if (known && events.length === 0) return known;
     const slots = new Map(known?.state);
     for (const event of events) applyQuota(slots, { type: event.type, data: event.data } as AlertQuotaEvent);
-    const loaded: LoadedQuota = { state: slots, revision: events.at(-1)?.revision ?? 'no_stream' };
+    const last = events.at(-1);
+    const loaded: Kept = last
+      ? { state: slots, revision: last.revision, lastEventId: last.id }
+      : { state: slots, revision: 'no_stream' };
     // Loads of one organization may overlap: the later revision stays.
     if (revisionOf(this.#loaded.get(organizationId)) <= revisionOf(loaded))
       this.#loaded.set(organizationId, loaded, ENTRY_BYTES + SLOT_BYTES * slots.size);

@@ -4,10 +4,24 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+/** How a statement is sent. */
+export interface QueryOptions {
+  /**
+   * The statement is kept prepared under this name on each PostgreSQL connection: parsed once per
+   * connection, and planned once if PostgreSQL finds a generic plan no costlier than the plans it
+   * makes for the given values. One name, one text. PGlite ignores it.
+   */
+  name?: string;
+}
+
 export interface Queryable {
   /** The engine behind it, where a statement's parameters are sent differently (a Buffer in binary form on PostgreSQL). */
   readonly kind?: 'postgres' | 'pglite';
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(
+    text: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Db, HeldLock, Queryable, QueryResult } from './db.ts';
+import type { Db, HeldLock, Queryable, QueryOptions, QueryResult } from './db.ts';
 import { INT8_OID, parseInt8 } from './db.ts';
 
 const types = {
@@ -20,8 +20,15 @@ export interface PostgresOptions {
 function wrap(client: pg.ClientBase | pg.Pool): Queryable {
   return {
     kind: 'postgres',
-    async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
-      const result = await client.query(text, params as unknown[] | undefined);
+    async query<R>(
+      text: string,
+      params?: readonly unknown[],
+      options?: QueryOptions,
+    ): Promise<QueryResult<R>> {
+      const values = params as unknown[] | undefined;
+      const result = options?.name
+        ? await client.query({ name: options.name, text, values })
+        : await client.query(text, values);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     },
     async exec(script: string) {

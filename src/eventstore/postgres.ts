@@ -397,7 +397,9 @@ export function createPostgresEventStore(
     }
     const types = readOptions.eventTypes;
     if (!types) {
-      const { rows } = await db.query<EventRow>(READ_ALL, [xid, gp, limit, pageBytes]);
+      const { rows } = await db.query<EventRow>(READ_ALL, [xid, gp, limit, pageBytes], {
+        name: 'earshot_read_all',
+      });
       const events = rows.map(toRecorded);
       return { events, lastPosition: events.at(-1)?.position ?? after, ...cutAt(rows, limit) };
     }
@@ -413,7 +415,12 @@ export function createPostgresEventStore(
           await tx.query('set local enable_bitmapscan = off');
           return tx.query<EventRow & { head: string | null }>(sql, params);
         })
-      : await db.query<EventRow & { head: string | null }>(sql, params);
+      : // A caught-up subscriber's read, the one a write wakes every subscriber to: kept prepared,
+        // not planned anew each time (docs/event-store.md, "Reading"). Not the walk: its planner
+        // setting would not reach a plan kept from before it.
+        await db.query<EventRow & { head: string | null }>(sql, params, {
+          name: `earshot_read_all_${distinct.length}`,
+        });
     const read = rows.filter((row) => row.event_id !== null);
     const events = read.map(toRecorded);
     const cut = cutAt(read, limit);

@@ -301,6 +301,37 @@ describe.each(ENGINES)('the active-alert allowance on %s', (engine) => {
     expect(whole.revision).toBe((await f.store.readStream(stream)).length - 1);
   });
 
+  it('reads from the event it last read, and reads whole a stream that no longer holds it (a store restored)', async () => {
+    const org = await createOrganization(f.db, { name: 'Kept', plan: 'TEAM' });
+    const elsewhere = await createOrganization(f.db, { name: 'Elsewhere', plan: 'TEAM' });
+    const take = (organizationId: string, alertId: string) =>
+      f.store.append(alertQuotaStream(organizationId), [
+        { type: 'AlertSlotTaken', data: { organizationId, alertId, takenAt: '2026-01-01T00:00:00Z' } },
+      ]);
+    // The real store, seen through a door that can swap the stream's history for another one.
+    const asked: (number | undefined)[] = [];
+    let restored = false;
+    const reader = new QuotaReader({
+      readStream: (streamId, options) => {
+        asked.push(options?.fromRevision);
+        return f.store.readStream(restored ? alertQuotaStream(elsewhere.id) : streamId, options);
+      },
+    });
+    const slots = async () => [...(await reader.load(org.id)).state.keys()];
+    for (const id of ['a', 'b', 'c']) await take(org.id, id);
+    expect(await slots()).toEqual(['a', 'b', 'c']);
+    await take(org.id, 'd');
+    expect(await slots()).toEqual(['a', 'b', 'c', 'd']);
+    expect(await slots()).toEqual(['a', 'b', 'c', 'd']);
+    expect(asked).toEqual([undefined, 2, 3]);
+
+    for (const id of ['w', 'x', 'y', 'z']) await take(elsewhere.id, id);
+    restored = true;
+    expect(await slots()).toEqual(['w', 'x', 'y', 'z']);
+    expect((await reader.load(org.id)).revision).toBe(3);
+    expect(asked.slice(3)).toEqual([3, undefined, 3]);
+  });
+
   it('refuses every alert on STARTER and GROWTH with resolve', async () => {
     for (const plan of ['STARTER', 'GROWTH'] as const) {
       const org = await createOrganization(f.db, { name: plan, plan });
