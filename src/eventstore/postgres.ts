@@ -123,9 +123,10 @@ const READ_ALL = `select p.* from (
 // One ordered index range per type (events_type), merged; head is the last visible event of any
 // type, read in the same snapshot, so a filtered reader can move past events it does not want.
 // Each type is its own branch with its own parameter ($4, $5, …): PostgreSQL plans each for that
-// type's statistics (a prepared poll may keep the generic plan: the same walk of each type's range). One plan for every type of a list (a lateral join over the types) was made for
-// a common type on an analyzed store: the primary key walked from `after`, filtered by type, which
-// for a type with fewer later events than the page went to the end of the store, on every page
+// type's statistics (a prepared poll may keep a generic plan instead: docs/event-store.md,
+// "Reading"). One plan for every type of a list (a lateral join over the types) was made for a
+// common type on an analyzed store: the primary key walked from `after`, filtered by type, which for
+// a type with fewer later events than the page went to the end of the store, on every page
 // (docs/event-store.md, "Reading").
 /**
  * A statement with one branch per event type, each comparing `e.type` with its own parameter
