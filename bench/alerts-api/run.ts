@@ -22,7 +22,7 @@ import {
 } from '../../src/platform/organizations.ts';
 import { paced } from '../support/paced.ts';
 import { percentile } from '../support/percentile.ts';
-import { freePort, ROOT, spawnService, waitFor, waitReady } from '../support/service.ts';
+import { freePort, ROOT, spawnService, waitForSemanticModel, waitReady } from '../support/service.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -122,17 +122,7 @@ try {
   if (!first?.ok) throw new Error(`create failed: ${first?.status} ${await first?.text()}`);
   const alert = (await first.json()) as { id: string };
 
-  // The built-in semantic model loads in the background at start-up (seconds of CPU): nothing is
-  // measured until it has loaded.
-  await waitFor(
-    'the semantic model',
-    async () =>
-      (
-        await fetch(`${serviceUrl}/v1/podcasts/episodes/search?semantic_search=warm%20up`, {
-          headers: { 'x-api-key': key },
-        })
-      ).ok,
-  );
+  await waitForSemanticModel(serviceUrl, { 'x-api-key': key });
   const creations = (projectId: string, apiKey: string) =>
     cannon({
       url: `${serviceUrl}/v1/projects/${projectId}/alerts`,

@@ -25,7 +25,7 @@ import { ingestEvents } from '../../src/ingestion/ingest.ts';
 import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject } from '../../src/platform/organizations.ts';
 import { catchUpProjection } from '../../src/subscriptions/projection-runner.ts';
-import { freePort, ROOT, spawnService, waitFor, waitReady } from '../support/service.ts';
+import { freePort, ROOT, spawnService, waitForSemanticModel, waitReady } from '../support/service.ts';
 import { episodeEvent, podcastEvent, podcastTitle, rankingEvents } from './synthetic.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -129,14 +129,7 @@ try {
   children.push(bare);
   const headers = { 'x-api-key': key };
   for (const url of Object.values(services)) await waitReady(`${url}/readyz`);
-  // Each api process loads the built-in semantic model in the background at start-up (seconds of
-  // CPU): a semantic search answers once it is loaded, so no measurement shares the machine with it.
-  for (const url of Object.values(services))
-    await waitFor(
-      'the semantic model',
-      async () =>
-        (await fetch(`${url}/v1/podcasts/episodes/search?semantic_search=warm%20up`, { headers })).ok,
-    );
+  for (const url of Object.values(services)) await waitForSemanticModel(url, headers);
   await waitReady(`http://127.0.0.1:${barePort}/podcasts/pod-1`);
 
   const queries = Array.from({ length: 200 }, (_, i) => {

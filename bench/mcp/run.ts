@@ -21,7 +21,7 @@ import { createKey } from '../../src/platform/keys.ts';
 import { createOrganization, createProject, verifyEmail } from '../../src/platform/organizations.ts';
 import { paced } from '../support/paced.ts';
 import { percentile } from '../support/percentile.ts';
-import { freePort, spawnService, waitFor } from '../support/service.ts';
+import { freePort, spawnService, waitFor, waitForSemanticModel } from '../support/service.ts';
 import { benchCatalog } from './seed.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -104,12 +104,7 @@ try {
   const { url } = started;
   const headers = { 'x-api-key': key };
   await waitFor('readiness', async () => (await fetch(`${url}/readyz`)).ok);
-  // The built-in semantic model loads in the background at start-up (seconds of CPU): a semantic
-  // search answers once it is loaded, so no measurement below shares the machine with it.
-  await waitFor(
-    'the semantic model',
-    async () => (await fetch(`${url}/v1/podcasts/episodes/search?semantic_search=warm%20up`, { headers })).ok,
-  );
+  await waitForSemanticModel(url, headers);
   await waitFor(
     'the podcast projected',
     async () => (await fetch(`${url}/v1/podcasts/pod-bench`, { headers })).ok,

@@ -28,6 +28,17 @@ export async function waitFor(what: string, check: () => Promise<boolean>) {
 export const waitReady = (url: string) => waitFor(`${url} ready`, async () => (await fetch(url)).ok);
 
 /**
+ * Waits for an api process's built-in semantic model, which it loads in the background at start-up
+ * (seconds of CPU): a semantic search answers once it is loaded, so no measurement shares the
+ * machine with it.
+ */
+export const waitForSemanticModel = (url: string, headers: Record<string, string>) =>
+  waitFor(
+    'the semantic model',
+    async () => (await fetch(`${url}/v1/podcasts/episodes/search?semantic_search=warm%20up`, { headers })).ok,
+  );
+
+/**
  * `earshot serve` with `roles` on 127.0.0.1:`port` over the benchmark's database. One key runs at
  * full speed, so both rate limits are off: a benchmark measures the route, not the limit.
  * `BENCH_LOGS=1` shows the service's logs; `BENCH_LOG_LEVEL` sets their level (default error, so
